@@ -1,0 +1,175 @@
+// Device geometry primitives (reference Appendix A and sections 3.2, 3.3, 3.6).
+// Header-only KOKKOS_INLINE_FUNCTIONs; per-env routines take a raw pointer to the
+// env's first point and a count, so a kernel (thread or team per env) composes
+// them over any flat [E*stride] buffer.
+#pragma once
+
+#include <trackgen/core/vec.hpp>
+
+namespace trackgen::geom {
+
+inline constexpr float pi_f = 3.14159265358979323846f;
+inline constexpr double pi_d = 3.14159265358979323846;
+
+/// v / max(|v|, 1e-8) (NaN in, NaN out).
+KOKKOS_INLINE_FUNCTION Vec2f safe_norm2(Vec2f v) {
+  const float l = length(v);
+  return v / kmath::max(l, 1e-8f);
+}
+
+/// 0 if |v| < 1e-12, else v / |v|.
+KOKKOS_INLINE_FUNCTION Vec3f safe_norm3(Vec3f v) {
+  const float l = length(v);
+  if (l < 1e-12f) return {0.0f, 0.0f, 0.0f};
+  return v * (1.0f / l);
+}
+
+/// Round half away from zero.
+KOKKOS_INLINE_FUNCTION double round_half_away(double x) {
+  return x < 0.0 ? -kmath::floor(-x + 0.5) : kmath::floor(x + 0.5);
+}
+
+/// Angle wrapped to (-pi, pi] via atan2(sin a, cos a).
+KOKKOS_INLINE_FUNCTION float wrap_angle(float a) { return kmath::atan2(kmath::sin(a), kmath::cos(a)); }
+
+/// Circular index distance min(|i-j|, n-|i-j|).
+KOKKOS_INLINE_FUNCTION int circ_dist(int i, int j, int n) {
+  const int d = i > j ? i - j : j - i;
+  return kmath::min(d, n - d);
+}
+
+/// Menger curvature of three consecutive points: 4*area / (|a||b||c|) with
+/// a = p1 - p0, b = p2 - p1, c = p2 - p0, the denominator floored at 1e-12.
+KOKKOS_INLINE_FUNCTION float menger_curvature(Vec2f p0, Vec2f p1, Vec2f p2) {
+  const Vec2f a = p1 - p0, b = p2 - p1, c = p2 - p0;
+  const float area = 0.5f * kmath::fabs(cross(a, b));
+  return 4.0f * area / kmath::max(length(a) * length(b) * length(c), 1e-12f);
+}
+
+/// Separation exclusion band: max(round(w / max(l, 1e-9)), 1), 1 if not finite.
+KOKKOS_INLINE_FUNCTION int sep_band(float l, float w) {
+  const float r = w / kmath::max(l, 1e-9f);
+  if (!kmath::isfinite(r)) return 1;
+  const double b = round_half_away(static_cast<double>(r));
+  return b < 1.0 ? 1 : (b > 1.0e9 ? 1000000000 : static_cast<int>(b));
+}
+
+/// orient(o, p, q) = (q.y - o.y)(p.x - o.x) - (p.y - o.y)(q.x - o.x).
+KOKKOS_INLINE_FUNCTION float orient(Vec2f o, Vec2f p, Vec2f q) {
+  return (q.y - o.y) * (p.x - o.x) - (p.y - o.y) * (q.x - o.x);
+}
+
+/// The tolerant crossing predicate of XCOUNT (reference 3.6.1): segments
+/// (ai, bi) and (aj, bj) cross properly, with tolerances 1e-3 * |segment|^2.
+KOKKOS_INLINE_FUNCTION bool segments_cross_tol(Vec2f ai, Vec2f bi, Vec2f aj, Vec2f bj) {
+  const float d1 = orient(aj, bj, ai), d2 = orient(aj, bj, bi);
+  const float d3 = orient(ai, bi, aj), d4 = orient(ai, bi, bj);
+  const float ej = 1e-3f * length_sq(bj - aj), ei = 1e-3f * length_sq(bi - ai);
+  const bool s1 = (d1 > ej && d2 < -ej) || (d1 < -ej && d2 > ej);
+  const bool s2 = (d3 > ei && d4 < -ei) || (d3 < -ei && d4 > ei);
+  return s1 && s2;
+}
+
+/// Strict proper crossing, no tolerance: (d1 > 0) != (d2 > 0) and
+/// (d3 > 0) != (d4 > 0) with all four nonzero (collinear, touching and
+/// degenerate segments do not cross).
+KOKKOS_INLINE_FUNCTION bool segments_cross_strict(Vec2f a0, Vec2f a1, Vec2f b0, Vec2f b1) {
+  const float d1 = orient(b0, b1, a0), d2 = orient(b0, b1, a1);
+  const float d3 = orient(a0, a1, b0), d4 = orient(a0, a1, b1);
+  if (d1 == 0.0f || d2 == 0.0f || d3 == 0.0f || d4 == 0.0f) return false;
+  return ((d1 > 0.0f) != (d2 > 0.0f)) && ((d3 > 0.0f) != (d4 > 0.0f));
+}
+
+/// Closest point to p on segment [a, b]; parameter clamped to [0, 1]; a
+/// degenerate segment (|ab|^2 <= 1e-12) gives a.
+KOKKOS_INLINE_FUNCTION Vec2f closest_point_on_segment(Vec2f p, Vec2f a, Vec2f b) {
+  const Vec2f ab = b - a;
+  const float l2 = length_sq(ab);
+  if (l2 <= 1e-12f) return a;
+  const float t = kmath::clamp(dot(p - a, ab) / l2, 0.0f, 1.0f);
+  return a + t * ab;
+}
+
+/// Twice the signed (shoelace) area of the closed loop p[0..n), in double:
+/// sum of p_i x p_{i+1}. Positive for CCW loops.
+KOKKOS_INLINE_FUNCTION double shoelace2(const Vec2f* p, int n) {
+  double a = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const Vec2f u = p[i], v = p[(i + 1) % n];
+    a += static_cast<double>(u.x) * v.y - static_cast<double>(u.y) * v.x;
+  }
+  return a;
+}
+
+/// Total turning of the closed loop p[0..n): sum of wrap(theta_i - theta_{i-1})
+/// over edge headings theta_i = atan2(e_i), e_i = p_{i+1} - p_i (a zero edge has
+/// heading 0). About +-2pi for a simple loop, 0 for a figure eight.
+KOKKOS_INLINE_FUNCTION float total_turning(const Vec2f* p, int n) {
+  if (n < 2) return 0.0f;
+  float turn = 0.0f;
+  const Vec2f e_last = p[0] - p[n - 1];
+  float prev = kmath::atan2(e_last.y, e_last.x);
+  for (int i = 0; i < n; ++i) {
+    const Vec2f e = p[(i + 1) % n] - p[i];
+    const float th = kmath::atan2(e.y, e.x);
+    turn += wrap_angle(th - prev);
+    prev = th;
+  }
+  return turn;
+}
+
+/// Point read as 0 where a coordinate is NaN (XCOUNT's convention).
+KOKKOS_INLINE_FUNCTION Vec2f nan_to_zero(Vec2f p) {
+  return {kmath::isnan(p.x) ? 0.0f : p.x, kmath::isnan(p.y) ? 0.0f : p.y};
+}
+
+/// XCOUNT restricted to segment i: proper crossings (tolerant predicate) of
+/// segment i with every segment j > i, circ(i, j, n) > 1, of the closed loop
+/// p[0..n). NaN coordinates read as 0. Summing over i gives XCOUNT.
+KOKKOS_INLINE_FUNCTION int xcount_segment(const Vec2f* p, int n, int i) {
+  int c = 0;
+  const Vec2f ai = nan_to_zero(p[i]), bi = nan_to_zero(p[(i + 1) % n]);
+  for (int j = i + 2; j < n; ++j) {
+    if (circ_dist(i, j, n) <= 1) continue;
+    const Vec2f aj = nan_to_zero(p[j]), bj = nan_to_zero(p[(j + 1) % n]);
+    if (segments_cross_tol(ai, bi, aj, bj)) ++c;
+  }
+  return c;
+}
+
+/// XCOUNT: number of proper crossings between non-adjacent segments of the
+/// closed loop p[0..n) (reference 3.6.1).
+KOKKOS_INLINE_FUNCTION int xcount(const Vec2f* p, int n) {
+  int c = 0;
+  for (int i = 0; i < n; ++i) c += xcount_segment(p, n, i);
+  return c;
+}
+
+/// Arc-length lookup: the first j in [0, m-1] with s[j+1] >= target for a
+/// non-decreasing cumulative table s[0..m] (binary search, clamped to m-1).
+KOKKOS_INLINE_FUNCTION int arc_segment(const float* s, int m, float target) {
+  int lo = 0, hi = m - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (s[mid + 1] >= target) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
+/// Point at arc length `target` on the closed polyline p[0..m) with cumulative
+/// table s[0..m] (s[m] = perimeter): lerp on the segment from arc_segment with
+/// frac = clamp((target - s_j) / max(seg_j, 1e-12), 0, 1), seg_j = |p_{j+1} - p_j|
+/// (the float32 segment length the table was built from).
+KOKKOS_INLINE_FUNCTION Vec2f arc_point(const Vec2f* p, const float* s, int m, float target) {
+  const int j = arc_segment(s, m, target);
+  const Vec2f a = p[j], b = p[(j + 1) % m];
+  const float seg = length(b - a);
+  const float frac = kmath::clamp((target - s[j]) / kmath::max(seg, 1e-12f), 0.0f, 1.0f);
+  return a + frac * (b - a);
+}
+
+}  // namespace trackgen::geom

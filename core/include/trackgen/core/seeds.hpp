@@ -1,0 +1,175 @@
+// Seeds: integer seed expansion and SeedState (per-env base seeds plus device-side
+// epochs, reference section 4.4 and seeds/execution-layer-api.txt).
+#pragma once
+
+#include <trackgen/core/errors.hpp>
+#include <trackgen/core/rng.hpp>
+#include <trackgen/core/views.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace trackgen {
+
+/// How an integer base seed k expands to E per-env seeds.
+enum class SeedExpansion {
+  /// seed[e] = k + e with int32 wrap-around (reference parity). Batches seeded
+  /// k and k+1 share E-1 tracks, shifted by one env.
+  arange,
+  /// seed[e] = pcg(pcg(u32(k)) + u32(e)) & 0x7FFFFFFF: batches seeded k and k+1
+  /// are unrelated (an overlap needs a 32-bit hash collision).
+  hashed,
+};
+
+/// Per-env seed of env `e` for base seed `k` under `mode` (host and device).
+KOKKOS_INLINE_FUNCTION constexpr std::int32_t expand_seed(std::int32_t k, std::int32_t e, SeedExpansion mode) {
+  if (mode == SeedExpansion::arange) {
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(k) + static_cast<std::uint32_t>(e));
+  }
+  return static_cast<std::int32_t>(pcg_hash(pcg_hash(static_cast<std::uint32_t>(k)) + static_cast<std::uint32_t>(e)) &
+                                   0x7FFFFFFFu);
+}
+
+namespace detail {
+/// epoch[e] = mode == 1 ? epoch[e] + 1 : 0, for all envs or where mask[e] != 0.
+/// (A free function: nvcc refuses device lambdas in private member functions.)
+template <class Space, class IntView>
+void update_epoch(const Space& space, const IntView& epoch, const IntView& mask, int mode) {
+  const bool masked = mask.data() != nullptr;
+  Kokkos::parallel_for(
+      mode == 1 ? "TrackGen::seeds::advance" : "TrackGen::seeds::reset_epoch",
+      Kokkos::RangePolicy<Space>(space, 0, epoch.extent(0)), KOKKOS_LAMBDA(const int e) {
+        if (!masked || mask(e) != 0) epoch(e) = mode == 1 ? epoch(e) + 1 : 0;
+      });
+}
+}  // namespace detail
+
+/// Per-env base seeds plus a per-env epoch that only changes on the device, the
+/// pair that keys every generation. Seeds are either OWNED (built from an integer
+/// expansion, or copied) or BOUND to a caller's [E] int32 View, which SeedState
+/// never writes. Construction allocates; every other method is one or two kernel
+/// launches on the state's execution-space instance: allocation-free and
+/// sync-free.
+template <class Space = Kokkos::DefaultExecutionSpace>
+class SeedState {
+ public:
+  using IntView = DView<std::int32_t, Space>;
+
+  /// Owned seeds `expand_seed(k, e, mode)` for e in [0, num_envs).
+  explicit SeedState(int num_envs, std::int32_t k = 0, SeedExpansion mode = SeedExpansion::arange,
+                     Space space = Space())
+      : space_(std::move(space)), bound_(false) {
+    if (num_envs < 1) {
+      throw ConfigError("trackgen::SeedState: num_envs must be >= 1, got " + std::to_string(num_envs));
+    }
+    seeds_ = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("seeds", "seeds")), num_envs);
+    epoch_ = IntView(label("seeds", "epoch"), num_envs);
+    auto s = seeds_;
+    Kokkos::parallel_for(
+        "TrackGen::seeds::expand", Kokkos::RangePolicy<Space>(space_, 0, num_envs),
+        KOKKOS_LAMBDA(const int e) { s(e) = expand_seed(k, e, mode); });
+    space_.fence();
+  }
+
+  /// Binds `seeds` (an [E] int32 View) by reference, or takes an owned copy when
+  /// `copy` is true.
+  explicit SeedState(IntView seeds, bool copy = false, Space space = Space())
+      : space_(std::move(space)), bound_(!copy) {
+    if (seeds.extent(0) < 1) throw ConfigError("trackgen::SeedState: seeds must hold at least one env, got 0");
+    if (copy) {
+      seeds_ = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("seeds", "seeds")), seeds.extent(0));
+      Kokkos::deep_copy(space_, seeds_, seeds);
+    } else {
+      seeds_ = seeds;
+    }
+    epoch_ = IntView(label("seeds", "epoch"), seeds.extent(0));
+    space_.fence();
+  }
+
+  /// [E] base seeds (the caller's View when bound).
+  const IntView& seeds() const { return seeds_; }
+  /// [E] epochs (owned; changed only on the device).
+  const IntView& epoch() const { return epoch_; }
+  /// Whether the seeds are a caller's View (never written by SeedState).
+  bool bound() const { return bound_; }
+  int num_envs() const { return static_cast<int>(seeds_.extent(0)); }
+  const Space& space() const { return space_; }
+
+  /// Checks that `mask` is an [E] int32 View (a mask selects env e where mask[e] != 0).
+  void check_mask(const IntView& mask, const std::string& name = "mask") const {
+    if (mask.data() == nullptr || mask.extent(0) != seeds_.extent(0)) {
+      throw ConfigError("trackgen::SeedState: " + name + " must be an [" + std::to_string(num_envs()) +
+                        "] int32 View, got extent " + std::to_string(mask.extent(0)));
+    }
+  }
+
+  /// epoch[e] += 1 for every env, or only where mask[e] != 0.
+  void advance(const IntView& mask = IntView()) const { update_epoch(mask, 1); }
+
+  /// epoch[e] = 0 for every env, or only where mask[e] != 0.
+  void reset_epoch(const IntView& mask = IntView()) const { update_epoch(mask, 0); }
+
+  /// Writes new base seeds into an owned state and zeroes those envs' epochs:
+  /// all envs from an [E] View, or seeds[i] into env ids[i] (duplicate ids race).
+  void set(const IntView& seeds, const IntView& ids = IntView()) const {
+    if (bound_) {
+      throw ConfigError(
+          "trackgen::SeedState::set: the seeds are bound to a caller's View; write that View, or build the "
+          "state with copy=true");
+    }
+    if (ids.data() == nullptr) {
+      if (seeds.extent(0) != seeds_.extent(0)) {
+        throw ConfigError("trackgen::SeedState::set: seeds must have extent " + std::to_string(num_envs()) +
+                          ", got " + std::to_string(seeds.extent(0)));
+      }
+      Kokkos::deep_copy(space_, seeds_, seeds);
+      Kokkos::deep_copy(space_, epoch_, 0);
+      return;
+    }
+    if (ids.extent(0) != seeds.extent(0)) {
+      throw ConfigError("trackgen::SeedState::set: ids (extent " + std::to_string(ids.extent(0)) +
+                        ") and seeds (extent " + std::to_string(seeds.extent(0)) + ") must match");
+    }
+    auto dst = seeds_;
+    auto ep = epoch_;
+    const int n = num_envs();
+    Kokkos::parallel_for(
+        "TrackGen::seeds::set", Kokkos::RangePolicy<Space>(space_, 0, ids.extent(0)), KOKKOS_LAMBDA(const int i) {
+          const int e = ids(i);
+          if (e >= 0 && e < n) {
+            dst(e) = seeds(i);
+            ep(e) = 0;
+          }
+        });
+  }
+
+  /// Writes the effective seed of every env (or only of masked envs, leaving the
+  /// other entries of `out` untouched) into the [E] View `out`.
+  void effective(const IntView& out, const IntView& mask = IntView()) const {
+    if (out.extent(0) != seeds_.extent(0)) {
+      throw ConfigError("trackgen::SeedState::effective: out must have extent " + std::to_string(num_envs()) +
+                        ", got " + std::to_string(out.extent(0)));
+    }
+    if (mask.data() != nullptr) check_mask(mask);
+    auto s = seeds_;
+    auto ep = epoch_;
+    const bool masked = mask.data() != nullptr;
+    Kokkos::parallel_for(
+        "TrackGen::seeds::effective", Kokkos::RangePolicy<Space>(space_, 0, num_envs()), KOKKOS_LAMBDA(const int e) {
+          if (!masked || mask(e) != 0) out(e) = effective_seed(s(e), ep(e));
+        });
+  }
+
+ private:
+  void update_epoch(const IntView& mask, int mode) const {
+    if (mask.data() != nullptr) check_mask(mask);
+    detail::update_epoch(space_, epoch_, mask, mode);
+  }
+
+  Space space_;
+  IntView seeds_;
+  IntView epoch_;
+  bool bound_;
+};
+
+}  // namespace trackgen

@@ -1,0 +1,13 @@
+// Specs of the built-in generators, one per generator source file.
+#pragma once
+
+#include <trackgen/generators/generator.hpp>
+
+namespace trackgen::detail {
+
+template <class Space>
+GeneratorSpec<Space> bezier_spec();
+template <class Space>
+GeneratorSpec<Space> polar_spec();
+
+}  // namespace trackgen::detail
