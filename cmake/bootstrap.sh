@@ -48,51 +48,7 @@ case "$preset" in
   *)      backends="Serial;OpenMP" ;;
 esac
 
-# Writes deb-src lines for SUITE derived from this machine's own apt sources.
-derive_deb_src() {
-  local suite=$1 f
-  {
-    for f in /etc/apt/sources.list.d/*.sources; do
-      [ -e "$f" ] || continue
-      awk -v suite="$suite" '
-        BEGIN { RS=""; FS="\n" }
-        {
-          uris=""; suites=""; comps=""; key=""; types=""
-          for (i = 1; i <= NF; i++) {
-            line = $i; sub(/#.*/, "", line)
-            if (line ~ /^Types:/)      { sub(/^Types:[ \t]*/, "", line); types = line }
-            if (line ~ /^URIs:/)       { sub(/^URIs:[ \t]*/, "", line); uris = line }
-            if (line ~ /^Suites:/)     { sub(/^Suites:[ \t]*/, "", line); suites = line }
-            if (line ~ /^Components:/) { sub(/^Components:[ \t]*/, "", line); comps = line }
-            if (line ~ /^Signed-By:/)  { sub(/^Signed-By:[ \t]*/, "", line); key = line }
-          }
-          if (types !~ /deb/ || uris == "" || suites ~ /security/ || uris ~ /security/) next
-          opt = (key != "") ? "[signed-by=" key "] " : ""
-          n = split(uris, u, /[ \t]+/)
-          for (k = 1; k <= n; k++) if (u[k] != "") print "deb-src " opt u[k] " " suite " main"
-        }' "$f"
-    done
-    if [ -f /etc/apt/sources.list ]; then
-      awk -v suite="$suite" '$1 == "deb" && $0 !~ /security/ {
-          i = 2; opt = ""
-          if ($2 ~ /^\[/) { while ($i !~ /\]$/) { opt = opt $i " "; i++ } opt = opt $i " "; i++ }
-          print "deb-src " opt $i " " suite " main" }' /etc/apt/sources.list
-    fi
-  } | sort -u
-}
-
-# apt with private state: apt_private DIR SUITE args...
-apt_private() {
-  local dir=$1 suite=$2; shift 2
-  mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
-  [ -s "$dir/sources.list" ] || derive_deb_src "$suite" > "$dir/sources.list"
-  if [ ! -s "$dir/sources.list" ]; then
-    echo "bootstrap: found no Debian apt source on this machine to derive deb-src entries from" >&2; exit 1
-  fi
-  apt-get -q -o Dir::State::Lists="$dir/lists" -o Dir::Etc::SourceList="$dir/sources.list" \
-    -o Dir::Etc::SourceParts=/dev/null -o Dir::Cache="$dir/cache" \
-    -o APT::Sandbox::User=root "$@"
-}
+source "$here/cmake/apt-private.sh"
 
 cache_root=${TRACKGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/trackgen}
 if [ -n "${Kokkos_ROOT:-}" ]; then
@@ -110,8 +66,8 @@ else
     work=$(mktemp -d "${TMPDIR:-/tmp}/trackgen-kokkos.XXXXXX")
     trap 'rm -rf "$work"' EXIT
     log "fetching Debian's trilinos source package through apt (private state in $work)"
-    apt_private "$work/apt" bookworm update -qq >/dev/null
-    (cd "$work" && apt_private "$work/apt" bookworm source --download-only --tar-only trilinos >/dev/null 2>&1)
+    apt_private "$work/apt" deb-src bookworm update -qq >/dev/null
+    (cd "$work" && apt_private "$work/apt" deb-src bookworm source --download-only --tar-only trilinos >/dev/null 2>&1)
     tarball=$(ls "$work"/trilinos_*.orig.tar.* | head -n 1)
     log "extracting Kokkos and Kokkos Kernels from $(basename "$tarball")"
     tar -xf "$tarball" -C "$work" --wildcards '*/packages/kokkos/*' '*/packages/kokkos-kernels/*'
@@ -138,8 +94,6 @@ else
   export Kokkos_ROOT="$prefix" KokkosKernels_ROOT="$prefix"
 fi
 
-# Modern Kokkos headers for compile-only checks (used by .ci/run):
-#   cmake/bootstrap.sh deps prints nothing about them; `kokkos5-headers` fetches them.
 if [ "$action" = deps ]; then
   echo "${Kokkos_ROOT:-}"
   exit 0

@@ -1,0 +1,80 @@
+// Shared pieces of the trackgen command-line tool.
+#pragma once
+
+#include <trackgen/trackgen.hpp>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace trackgen::app {
+
+/// Options shared by the subcommands that build a batch.
+struct BatchOptions {
+  std::string config_file;  ///< JSON config (TrackGenConfig fields); empty: defaults
+  std::string generator;    ///< overrides config.generator when set
+  int envs = 0;             ///< overrides config.num_envs when > 0
+  int seed = 0;             ///< base seed k: env e uses k + e
+  std::string backend;      ///< execution space name; empty: Kokkos' default
+};
+
+/// Adds --config/--generator/--envs/--seed/--backend to `cmd`.
+void add_batch_options(CLI::App& cmd, BatchOptions& o, int default_envs);
+
+/// The config described by `o` (file, then overrides), validated.
+TrackGenConfig make_config(const BatchOptions& o, int default_envs);
+
+/// Names of the execution spaces this build can run on ("serial", "openmp", ...).
+std::vector<std::string> backend_names();
+
+/// Calls f.template operator()<Space>() for the space named `backend` (empty:
+/// the default execution space). Throws ConfigError for an unknown name.
+template <class F>
+decltype(auto) with_backend(const std::string& backend, F&& f) {
+#if defined(KOKKOS_ENABLE_SERIAL)
+  if (backend == "serial") return f.template operator()<Kokkos::Serial>();
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  if (backend == "openmp") return f.template operator()<Kokkos::OpenMP>();
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (backend == "cuda") return f.template operator()<Kokkos::Cuda>();
+#endif
+  if (backend.empty()) return f.template operator()<Kokkos::DefaultExecutionSpace>();
+  std::string names;
+  for (const auto& n : backend_names()) names += (names.empty() ? "" : ", ") + n;
+  throw ConfigError("trackgen: --backend '" + backend + "' is not enabled in this build; available: " + names);
+}
+
+/// Host copy of a batch plus what the writers need to know about it.
+struct Batch {
+  TrackGenConfig config;
+  std::string backend;
+  std::vector<int> seeds;
+  Track<Kokkos::HostSpace> track;
+};
+
+/// tracks.json: {"config", "backend", "tracks": [{env, seed, valid, count,
+/// length, winding, truncated, center, outer, inner}]} with real points only.
+nlohmann::json batch_json(const Batch& b);
+
+/// tracks.svg: a grid with one cell per track (borders, start point and
+/// direction; invalid tracks marked).
+std::string batch_svg(const Batch& b);
+
+/// Writes `text` to `path` (creating parent folders); throws std::runtime_error.
+void write_file(const std::string& path, const std::string& text);
+
+/// A subcommand: its CLI11 node and what it runs once Kokkos is initialized.
+struct Command {
+  CLI::App* cli = nullptr;
+  std::function<void()> run;
+};
+
+/// `trackgen generate`.
+Command add_generate_command(CLI::App& app);
+
+}  // namespace trackgen::app

@@ -1,0 +1,34 @@
+// trackgen: the command-line tool. Parses the command line, initializes Kokkos
+// (owning the runtime, as an application should), then runs the subcommand.
+#include "app.hpp"
+
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  CLI::App app{"trackgen: batched race-track generation on Kokkos (TrackGen " +
+               std::string(trackgen::version()) + ", " + trackgen::git_revision() + ")"};
+  app.require_subcommand(1);
+  int threads = 0;
+  app.add_option("--threads", threads, "host threads of the OpenMP backend (default: Kokkos' choice)")
+      ->check(CLI::NonNegativeNumber);
+  std::vector<trackgen::app::Command> commands{trackgen::app::add_generate_command(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  trackgen::compat::initialize(threads);
+  int rc = EXIT_SUCCESS;
+  try {
+    for (auto& c : commands) {
+      if (c.cli->parsed()) c.run();
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "trackgen: " << e.what() << "\n";
+    rc = EXIT_FAILURE;
+  }
+  Kokkos::finalize();
+  return rc;
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Compile-only check of every library translation unit against modern Kokkos:
+# the headers of Debian's libkokkos-dev binary package (unstable suite, an OpenMP
+# build of Kokkos 5), fetched through apt with private state and unpacked with
+# dpkg -x into the TrackGen cache. Its runtime needs a newer glibc, so nothing is
+# linked: `g++ -std=c++20 -fopenmp -fsyntax-only` only.
+#
+#   cmake/check-kokkos5.sh BUILD_DIR    (BUILD_DIR: a configured build, for version.hpp)
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:?usage: cmake/check-kokkos5.sh BUILD_DIR}
+source "$here/cmake/apt-private.sh"
+
+cache_root=${TRACKGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/trackgen}
+hdrs="$cache_root/libkokkos-dev-unstable"
+if [ ! -f "$hdrs/.complete" ]; then
+  work=$(mktemp -d "${TMPDIR:-/tmp}/trackgen-kokkos5.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+  echo "[kokkos5] fetching libkokkos-dev (unstable) through apt" >&2
+  apt_private "$work/apt" deb unstable update -qq >/dev/null
+  (cd "$work" && apt_private "$work/apt" deb unstable download libkokkos-dev >/dev/null 2>&1)
+  rm -rf "$hdrs"; mkdir -p "$hdrs"
+  dpkg -x "$work"/libkokkos-dev_*.deb "$hdrs"
+  dpkg-deb -f "$work"/libkokkos-dev_*.deb Version > "$hdrs/VERSION"
+  touch "$hdrs/.complete"
+fi
+echo "[kokkos5] libkokkos-dev $(cat "$hdrs/VERSION")" >&2
+
+incs=(-isystem "$hdrs/usr/include/kokkos" -I"$build/generated")
+for layer in core exec generators pipeline; do incs+=(-I"$here/$layer/include"); done
+fail=0 n=0
+for f in "$here"/{core,exec,generators,pipeline}/src/*.cpp; do
+  [ -e "$f" ] || continue
+  n=$((n + 1))
+  if ! g++ -std=c++20 -fopenmp -fsyntax-only -Wall -Wextra "${incs[@]}" "$f"; then
+    echo "[kokkos5] FAILED: ${f#$here/}" >&2
+    fail=1
+  fi
+done
+echo "[kokkos5] $n translation units checked against Kokkos $(cat "$hdrs/VERSION")" >&2
+exit $fail
