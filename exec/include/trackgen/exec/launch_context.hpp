@@ -1,60 +1,285 @@
 // LaunchContext: the only way library code issues device work. It wraps one
 // execution-space instance (on CUDA: one stream); every kernel, copy and fill of a
 // stage goes through it, so the same stage code runs eagerly or is recorded into a
-// graph.
+// graph (a HostGraph on host spaces, a CUDA graph on CUDA).
+//
+// Besides launches it offers device-side control flow that stays recordable:
+// skip_unless() and bounded_loop(), and, inside a HOST stage only, host
+// operations (host()).
 #pragma once
 
+#include <trackgen/core/errors.hpp>
 #include <trackgen/core/views.hpp>
+#include <trackgen/exec/host_graph.hpp>
+#include <trackgen/exec/stage_info.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
 
 namespace trackgen {
+
+template <class Space>
+class HostOps;
+
+/// Whether memory of execution space `Space` can be read directly on the host.
+template <class Space>
+inline constexpr bool host_accessible_v =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
 
 template <class Space>
 class LaunchContext {
  public:
   using execution_space = Space;
+  using IntView = DView<std::int32_t, Space>;
 
+  /// An eager context on `space`.
   explicit LaunchContext(Space space = Space()) : space_(std::move(space)) {}
+
+  /// The context of a public call: the explicit instance if given, else the
+  /// ambient context of an enclosing scope() in this thread, else the default
+  /// instance.
+  static LaunchContext for_call(const Space* space = nullptr) {
+    if (space != nullptr) return LaunchContext(*space);
+    if (ambient() != nullptr) return *ambient();
+    return LaunchContext(Space());
+  }
+
+  /// An eager context on the default instance (no ambient adoption).
+  static LaunchContext current() { return LaunchContext(Space()); }
+
+  /// A context that records into `graph` instead of running (host spaces only).
+  /// `allow_conditional`: whether skip_unless/bounded_loop may record conditional
+  /// nodes (a producer's own graph: yes unless exec::unconditional is active; a
+  /// caller's capture: only inside exec::conditional).
+  static LaunchContext recording(HostGraph& graph, Space space, bool allow_conditional) {
+    static_assert(host_accessible_v<Space>, "host graphs record host execution spaces only");
+    LaunchContext c(std::move(space));
+    c.graph_ = &graph;
+    c.allow_conditional_ = allow_conditional && !exec::detail::unconditional_active();
+    return c;
+  }
+
+  /// A caller's capture into `graph`: conditional nodes only inside exec::conditional.
+  static LaunchContext capture(HostGraph& graph, Space space = Space()) {
+    return recording(graph, std::move(space), exec::detail::conditional_active());
+  }
 
   /// The execution-space instance all work is issued on.
   const Space& space() const { return space_; }
 
+  /// Whether work is being recorded rather than run. Informational: stage code
+  /// must not branch on it.
+  bool capturing() const { return graph_ != nullptr; }
+
+  /// The stage this context runs (nullptr outside a Program stage).
+  const StageInfo* stage() const { return stage_; }
+
+  /// This context, running `stage` (used by Program).
+  LaunchContext with_stage(const StageInfo* stage) const {
+    LaunchContext c = *this;
+    c.stage_ = stage;
+    return c;
+  }
+
+  /// This context with every bounded_loop window forced to run (prepare()).
+  LaunchContext unrolled() const {
+    LaunchContext c = *this;
+    c.force_unrolled_ = true;
+    return c;
+  }
+
   /// parallel_for over [0, n) on the context's instance.
   template <class F>
   void for_each(const std::string& name, std::size_t n, const F& f) const {
-    Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(space_, 0, n), f);
+    emit([space = space_, name, n, f] {
+      Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(space, 0, n), f);
+    });
   }
 
-  /// parallel_for over a TeamPolicy of `league` teams on the context's instance;
-  /// `team_size` 0 picks Kokkos::AUTO.
+  /// parallel_for over a TeamPolicy of `league` teams; `team_size` 0 picks
+  /// Kokkos::AUTO.
   template <class F>
   void for_each_team(const std::string& name, int league, int team_size, const F& f) const {
-    using Policy = Kokkos::TeamPolicy<Space>;
-    if (team_size > 0) {
-      Kokkos::parallel_for(name, Policy(space_, league, team_size), f);
-    } else {
-      Kokkos::parallel_for(name, Policy(space_, league, Kokkos::AUTO), f);
-    }
+    emit([space = space_, name, league, team_size, f] {
+      using Policy = Kokkos::TeamPolicy<Space>;
+      if (team_size > 0) {
+        Kokkos::parallel_for(name, Policy(space, league, team_size), f);
+      } else {
+        Kokkos::parallel_for(name, Policy(space, league, Kokkos::AUTO), f);
+      }
+    });
   }
 
   /// Device copy dst <- src on the context's instance.
   template <class D, class S>
   void copy(const D& dst, const S& src) const {
-    Kokkos::deep_copy(space_, dst, src);
+    emit([space = space_, dst, src] { Kokkos::deep_copy(space, dst, src); });
   }
 
   /// Fills `v` with `value` on the context's instance.
   template <class V, class T>
   void fill(const V& v, const T& value) const {
-    Kokkos::deep_copy(space_, v, value);
+    emit([space = space_, v, value] { Kokkos::deep_copy(space, v, value); });
   }
 
-  /// Waits for all work issued on the instance.
-  void fence() const { space_.fence(); }
+  /// Waits for the work issued on the instance (eager only; never while recording).
+  void fence() const {
+    if (capturing()) throw CaptureError("trackgen::LaunchContext::fence: cannot wait while recording a graph");
+    space_.fence();
+  }
+
+  /// Runs body(ctx), skipped when flag[0] == 0 where that is possible.
+  ///
+  /// CONTRACT: body must be an exact no-op when flag[0] == 0, because whether the
+  /// skip happens depends on where the call runs, never on data: recording with
+  /// conditional nodes allowed -> a conditional node read at replay; eager on a
+  /// host space -> a host read of the flag; otherwise the body runs (or is
+  /// recorded) unconditionally. Returns true when the flag decided (conditional
+  /// node or host read), false when the body ran or was recorded unconditionally.
+  template <class Body>
+  bool skip_unless(const IntView& flag, const Body& body) const {
+    check_flag(flag, "skip_unless", "flag");
+    if (capturing()) {
+      if (!allow_conditional_) {
+        body(*this);
+        return false;
+      }
+      LaunchContext inner = *this;
+      inner.graph_ = &graph_->add_conditional(flag_reader(flag));
+      body(inner);
+      return true;
+    }
+    if constexpr (host_accessible_v<Space>) {
+      if (!force_unrolled_) {
+        if (flag_reader(flag)()) body(*this);
+        return true;
+      }
+    }
+    body(*this);
+    return false;
+  }
+
+  /// Runs body(ctx, it) for it in [0, n_iters), stopping early once active[0] == 0
+  /// where the execution allows it. Iterations [0, min(first_check, n_iters))
+  /// always run; then windows [lo, min(lo + check_every, n_iters)) for lo =
+  /// first_check, first_check + check_every, ..., each preceded by a check of
+  /// active[0] and skipped (with all later ones) once it reads 0.
+  ///
+  /// Lowerings, chosen by where the call runs, never by data: (a) eager on a host
+  /// space: a host read of active[0] per window; (b) recording with conditional
+  /// nodes allowed: one conditional node per window; (c) otherwise (eager on a
+  /// device, exec::unconditional, prepare()): every window runs.
+  ///
+  /// CONTRACT (absorbing): the stage writes active[0] on the device before every
+  /// check; once a check reads 0, every remaining iteration leaves all state read
+  /// later bitwise unchanged. Then all lowerings give bitwise identical results.
+  /// A stage passing `active` must declare CaptureClass::BOUNDED.
+  template <class Body>
+  void bounded_loop(int n_iters, const Body& body, const IntView& active = IntView(), int first_check = 0,
+                    int check_every = 1) const {
+    if (n_iters < 0) {
+      throw ConfigError("trackgen::LaunchContext::bounded_loop: n_iters must be >= 0, got " + std::to_string(n_iters));
+    }
+    if (first_check < 0) {
+      throw ConfigError("trackgen::LaunchContext::bounded_loop: first_check must be >= 0, got " +
+                        std::to_string(first_check));
+    }
+    if (check_every < 1) {
+      throw ConfigError("trackgen::LaunchContext::bounded_loop: check_every must be >= 1, got " +
+                        std::to_string(check_every));
+    }
+    const bool checked = active.data() != nullptr;
+    if (checked) {
+      check_flag(active, "bounded_loop", "active");
+      if (stage_ != nullptr && stage_->capture != CaptureClass::BOUNDED) {
+        throw ConfigError("trackgen::LaunchContext::bounded_loop: stage '" + stage_->id + "' passes `active` but " +
+                          "declares CaptureClass::" + to_string(stage_->capture) + " (must be BOUNDED)");
+      }
+    }
+    const int head = checked ? (first_check < n_iters ? first_check : n_iters) : n_iters;
+    for (int it = 0; it < head; ++it) body(*this, it);
+    for (int lo = head; lo < n_iters; lo += check_every) {
+      const int hi = lo + check_every < n_iters ? lo + check_every : n_iters;
+      auto window = [&](const LaunchContext& c) {
+        for (int it = lo; it < hi; ++it) body(c, it);
+      };
+      if (capturing() && allow_conditional_) {
+        LaunchContext inner = *this;
+        inner.graph_ = &graph_->add_conditional(flag_reader(active));
+        window(inner);
+        continue;
+      }
+      if constexpr (host_accessible_v<Space>) {
+        if (!capturing() && !force_unrolled_ && !flag_reader(active)()) return;
+      }
+      window(*this);
+    }
+  }
+
+  /// Host operations of the HOST stage running on this context.
+  /// CaptureError outside a stage, ConfigError in a stage that is not HOST,
+  /// NotCapturableError while recording.
+  HostOps<Space> host() const;
+
+  /// RAII guard making a context the ambient one of this thread (see for_call()).
+  class Scope {
+   public:
+    explicit Scope(const LaunchContext& c) : previous_(ambient()), ctx_(c) { ambient() = &ctx_; }
+    ~Scope() { ambient() = previous_; }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    const LaunchContext* previous_;
+    LaunchContext ctx_;
+  };
+
+  /// Makes this the ambient context for nested for_call() in this thread.
+  [[nodiscard]] Scope scope() const { return Scope(*this); }
 
  private:
+  static const LaunchContext*& ambient() {
+    static thread_local const LaunchContext* p = nullptr;
+    return p;
+  }
+
+  template <class Op>
+  void emit(Op&& op) const {
+    if (graph_ != nullptr) {
+      graph_->add(std::forward<Op>(op));
+    } else {
+      op();
+    }
+  }
+
+  void check_flag(const IntView& flag, const char* api, const char* name) const {
+    if (flag.data() == nullptr || flag.extent(0) != 1) {
+      throw ConfigError(std::string("trackgen::LaunchContext::") + api + ": " + name +
+                        " must be a [1] int32 View, got extent " + std::to_string(flag.extent(0)));
+    }
+  }
+
+  /// A host-side reader of flag[0] (fences the instance first).
+  std::function<bool()> flag_reader(const IntView& flag) const {
+    return [space = space_, flag] {
+      space.fence();
+      if constexpr (host_accessible_v<Space>) {
+        return flag(0) != 0;
+      } else {
+        std::int32_t v = 0;
+        Kokkos::deep_copy(v, Kokkos::subview(flag, 0));
+        return v != 0;
+      }
+    };
+  }
+
   Space space_;
+  HostGraph* graph_ = nullptr;
+  const StageInfo* stage_ = nullptr;
+  bool allow_conditional_ = false;
+  bool force_unrolled_ = false;
 };
 
 }  // namespace trackgen
