@@ -7,6 +7,7 @@
 #include <trackgen/core/compat.hpp>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 // TEMPLATE_TEST_CASE("name", "[tags]", TRACKGEN_TEST_SPACES) runs a test once per
@@ -33,7 +34,8 @@ auto to_vector(const V& v) {
 /// Copies a host std::vector into a new device View of execution space Space.
 template <class Space, class T>
 Kokkos::View<T*, typename Space::memory_space> to_device(const std::vector<T>& v, const char* name = "test") {
-  Kokkos::View<T*, typename Space::memory_space> d(name, v.size());
+  // std::string: Kokkos 3.4 does not take a `const char*` pointer as a View label.
+  Kokkos::View<T*, typename Space::memory_space> d(std::string(name), v.size());
   auto h = Kokkos::create_mirror_view(d);
   for (std::size_t i = 0; i < v.size(); ++i) h(i) = v[i];
   Kokkos::deep_copy(d, h);

@@ -130,8 +130,10 @@ struct TrackGenConfig {
   float resolved_spacing() const { return spacing ? *spacing : 0.6f * half_width; }
 
   /// Throws trackgen::ConfigError naming the field, the value and the allowed
-  /// range for the first invalid field. `available_generators` (when non-empty)
-  /// is the list `generator` must belong to.
+  /// range for the first invalid field: every float field is checked for
+  /// finiteness first, then come the reference's checks in its order, then the
+  /// ones it lacks. `available_generators` (when non-empty) is the list
+  /// `generator` must belong to.
   void validate(const std::vector<std::string>& available_generators = {}) const;
 };
 

@@ -24,9 +24,13 @@ KOKKOS_INLINE_FUNCTION Vec3f safe_norm3(Vec3f v) {
   return v * (1.0f / l);
 }
 
-/// Round half away from zero.
+/// Round half away from zero. (Not floor(|x| + 0.5): that sum rounds up for
+/// the largest double below 0.5 and for odd integers in [2^52, 2^53).)
 KOKKOS_INLINE_FUNCTION double round_half_away(double x) {
-  return x < 0.0 ? -kmath::floor(-x + 0.5) : kmath::floor(x + 0.5);
+  const double a = x < 0.0 ? -x : x;
+  double r = kmath::floor(a);
+  if (a - r >= 0.5) r += 1.0;
+  return x < 0.0 ? -r : r;
 }
 
 /// Angle wrapped to (-pi, pi] via atan2(sin a, cos a).

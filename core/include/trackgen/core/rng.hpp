@@ -46,10 +46,13 @@ KOKKOS_INLINE_FUNCTION float randf(std::uint32_t& state, float lo, float hi) {
   return (hi - lo) * randf(state) + lo;
 }
 
-/// Advances `state` and returns `state mod (hi - lo) + lo` (unsigned modulo).
+/// Advances `state` and returns `state mod (hi - lo) + lo` (unsigned modulo),
+/// evaluated in uint32 so that wide ranges wrap instead of overflowing. Needs
+/// hi != lo.
 KOKKOS_INLINE_FUNCTION std::int32_t randi(std::uint32_t& state, std::int32_t lo, std::int32_t hi) {
   state = pcg_hash(state);
-  return static_cast<std::int32_t>(state % static_cast<std::uint32_t>(hi - lo)) + lo;
+  const std::uint32_t range = static_cast<std::uint32_t>(hi) - static_cast<std::uint32_t>(lo);
+  return static_cast<std::int32_t>(state % range + static_cast<std::uint32_t>(lo));
 }
 
 /// Effective seed of (seed, epoch): the seed itself at epoch 0, otherwise

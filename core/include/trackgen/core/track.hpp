@@ -3,6 +3,7 @@
 // [e*N_max, (e+1)*N_max); the first count[e] are real, the rest NaN.
 #pragma once
 
+#include <trackgen/core/errors.hpp>
 #include <trackgen/core/views.hpp>
 
 #include <string>
@@ -20,8 +21,9 @@ class Track {
 
   /// Allocates every field for `num_envs` envs of stride `n_max` and fills it
   /// with the "empty" state: NaN points and arc lengths, zero per-env fields.
+  /// ConfigError unless both are >= 1.
   Track(int num_envs, int n_max)
-      : outer(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("track", "outer")), std::size_t(num_envs) * n_max),
+      : outer(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("track", "outer")), checked_size(num_envs, n_max)),
         center(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("track", "center")), std::size_t(num_envs) * n_max),
         inner(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("track", "inner")), std::size_t(num_envs) * n_max),
         tangent(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("track", "tangent")), std::size_t(num_envs) * n_max),
@@ -87,6 +89,13 @@ class Track {
  private:
   template <class>
   friend class Track;
+
+  /// num_envs * n_max, checked before the first allocation.
+  static std::size_t checked_size(int num_envs, int n_max) {
+    if (num_envs < 1) throw ConfigError("trackgen::Track: num_envs must be >= 1, got " + std::to_string(num_envs));
+    if (n_max < 1) throw ConfigError("trackgen::Track: n_max must be >= 1, got " + std::to_string(n_max));
+    return std::size_t(num_envs) * std::size_t(n_max);
+  }
 
   template <class D, class S>
   static void copy_field(D& dst, const S& src) {

@@ -1,0 +1,374 @@
+// Geometry primitives on analytic shapes, evaluated inside kernels on every
+// backend: each probe functor computes a batch of results on the device, the
+// test checks them on the host.
+#include "support.hpp"
+
+#include <trackgen/core/geometry.hpp>
+#include <trackgen/core/views.hpp>
+
+#include <cmath>
+#include <limits>
+
+using trackgen::Vec2f;
+using trackgen::Vec3f;
+namespace geom = trackgen::geom;
+
+namespace {
+
+constexpr double two_pi = 2.0 * geom::pi_d;
+constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
+constexpr float inf_f = std::numeric_limits<float>::infinity();
+
+/// f() evaluated once in a kernel on execution space Space.
+template <class Space, class F>
+auto on_device(const F& f) {
+  using R = decltype(f());
+  trackgen::DView<R, Space> out("TrackGen::test::probe", 1);
+  Kokkos::parallel_for("TrackGen::test::probe", Kokkos::RangePolicy<Space>(Space(), 0, 1),
+                       KOKKOS_LAMBDA(const int) { out(0) = f(); });
+  return trackgen::test::to_vector(out)[0];
+}
+
+// ------------------------------------------------------------ closed loops
+
+constexpr int loop_capacity = 64;
+
+/// A closed polyline of n <= loop_capacity points, held by value (kernel-capturable).
+struct Loop {
+  Vec2f p[loop_capacity];
+  int n = 0;
+};
+
+/// n points on a circle of radius r around (cx, cy), CCW or CW.
+Loop circle(int n, float r, bool ccw = true, float cx = 0.3f, float cy = -0.2f) {
+  Loop l;
+  l.n = n;
+  for (int i = 0; i < n; ++i) {
+    const double t = (ccw ? 1.0 : -1.0) * two_pi * i / n;
+    l.p[i] = {cx + r * static_cast<float>(std::cos(t)), cy + r * static_cast<float>(std::sin(t))};
+  }
+  return l;
+}
+
+/// A loop through the given points.
+Loop loop_of(std::initializer_list<Vec2f> pts) {
+  Loop l;
+  for (const Vec2f& q : pts) l.p[l.n++] = q;
+  return l;
+}
+
+/// Lemniscate of Gerono (sin t, sin t cos t), sampled off its self-crossing at
+/// the origin so that the crossing falls inside two segments.
+Loop figure_eight(int n) {
+  Loop l;
+  l.n = n;
+  for (int i = 0; i < n; ++i) {
+    const double t = two_pi * (i + 0.5) / n;
+    l.p[i] = {static_cast<float>(std::sin(t)), static_cast<float>(std::sin(t) * std::cos(t))};
+  }
+  return l;
+}
+
+struct LoopStats {
+  double area2;     ///< shoelace2
+  float turning;    ///< total_turning
+  int xcount;       ///< xcount
+  float curv_min;   ///< min Menger curvature over the vertices
+  float curv_max;   ///< max Menger curvature over the vertices
+};
+
+/// Loop-level primitives of one loop.
+struct LoopProbe {
+  Loop loop;
+  KOKKOS_FUNCTION LoopStats operator()() const {
+    const int n = loop.n;
+    LoopStats s{geom::shoelace2(loop.p, n), geom::total_turning(loop.p, n), geom::xcount(loop.p, n), 1e30f, 0.0f};
+    for (int i = 0; i < n; ++i) {
+      const float k = geom::menger_curvature(loop.p[(i + n - 1) % n], loop.p[i], loop.p[(i + 1) % n]);
+      s.curv_min = trackgen::kmath::min(s.curv_min, k);
+      s.curv_max = trackgen::kmath::max(s.curv_max, k);
+    }
+    return s;
+  }
+};
+
+// ------------------------------------------------------------ point rules
+
+constexpr int n_norm2 = 4, n_norm3 = 5;
+const Vec2f norm2_in[n_norm2] = {{3, 4}, {1e-9f, 0}, {0, 0}, {nan_f, 1}};
+const Vec3f norm3_in[n_norm3] = {{0, 3, 4}, {1e-13f, 0, 0}, {0, 0, 0}, {nan_f, 0, 0}, {1e-6f, 0, 0}};
+
+struct NormResults {
+  Vec2f n2[n_norm2];
+  Vec3f n3[n_norm3];
+};
+
+/// safe_norm2 / safe_norm3 of the inputs above.
+struct NormProbe {
+  Vec2f in2[n_norm2];
+  Vec3f in3[n_norm3];
+  KOKKOS_FUNCTION NormResults operator()() const {
+    NormResults r{};
+    for (int i = 0; i < n_norm2; ++i) r.n2[i] = geom::safe_norm2(in2[i]);
+    for (int i = 0; i < n_norm3; ++i) r.n3[i] = geom::safe_norm3(in3[i]);
+    return r;
+  }
+};
+
+constexpr int n_round = 10, n_band = 9, n_circ = 5;
+const double round_in[n_round] = {2.5, -2.5, 0.5, -0.5, 0.49999999999999994, 1.4999, -2.6, 0.0, 4503599627370497.0,
+                                  -7.5};
+const double round_expected[n_round] = {3, -3, 1, -1, 0, 1, -3, 0, 4503599627370497.0, -8};
+/// sep_band(l, w) inputs and results.
+const float band_l[n_band] = {1, 1, 1, 0.06f, 0, nan_f, 1, inf_f, 1e-12f};
+const float band_w[n_band] = {2.5f, 3.5f, 0.2f, 0.2f, 1e-8f, 0.2f, inf_f, 1, 10};
+const int band_expected[n_band] = {3, 4, 1, 3, 10, 1, 1, 1, 1000000000};
+/// circ_dist(i, j, n) inputs and results.
+const int circ_in[n_circ][3] = {{0, 9, 10}, {2, 7, 10}, {3, 3, 10}, {1, 8, 10}, {9, 0, 10}};
+const int circ_expected[n_circ] = {1, 5, 0, 3, 1};
+
+struct ScalarResults {
+  double round[n_round];
+  int band[n_band];
+  int circ[n_circ];
+  float wrap_pos, wrap_neg;
+  float menger_collinear, menger_coincident, menger_right;
+};
+
+/// Rounding, separation band, circular distance, angle wrap, Menger corner cases.
+struct ScalarProbe {
+  double round_in[n_round];
+  float band_l[n_band], band_w[n_band];
+  int circ_in[n_circ][3];
+  KOKKOS_FUNCTION ScalarResults operator()() const {
+    ScalarResults r{};
+    for (int i = 0; i < n_round; ++i) r.round[i] = geom::round_half_away(round_in[i]);
+    for (int i = 0; i < n_band; ++i) r.band[i] = geom::sep_band(band_l[i], band_w[i]);
+    for (int i = 0; i < n_circ; ++i) r.circ[i] = geom::circ_dist(circ_in[i][0], circ_in[i][1], circ_in[i][2]);
+    r.wrap_pos = geom::wrap_angle(1.5f * geom::pi_f);
+    r.wrap_neg = geom::wrap_angle(-1.5f * geom::pi_f);
+    r.menger_collinear = geom::menger_curvature({0, 0}, {1, 1}, {3, 3});
+    r.menger_coincident = geom::menger_curvature({1, 1}, {1, 1}, {1, 1});
+    r.menger_right = geom::menger_curvature({0, 1}, {0, 0}, {1, 0});
+    return r;
+  }
+};
+
+// ------------------------------------------------------------ segments
+
+constexpr int n_seg = 8;
+/// Segment pairs (a0, a1, b0, b1) and whether they cross strictly / tolerantly.
+const Vec2f seg_in[n_seg][4] = {
+    {{0, 0}, {2, 2}, {0, 2}, {2, 0}},           // proper X
+    {{0, 0}, {2, 0}, {1, 0}, {1, 2}},           // T: endpoint on the other segment
+    {{0, 0}, {1, 0}, {1, 0}, {1, 1}},           // shared endpoint
+    {{0, 0}, {2, 0}, {1, 0}, {3, 0}},           // collinear, overlapping
+    {{0, 0}, {1, 0}, {0, 1}, {1, 1}},           // parallel
+    {{0, 0}, {1, 0}, {2, -1}, {2, 1}},          // disjoint
+    {{1, 0}, {1, 0}, {0, -1}, {2, 1}},          // degenerate (a point on the other segment)
+    {{0, 0}, {1, 0}, {0.5f, -1e-4f}, {0.5f, 1}},  // crossing within XCOUNT's tolerance
+};
+const bool strict_expected[n_seg] = {true, false, false, false, false, false, false, true};
+const bool tol_expected[n_seg] = {true, false, false, false, false, false, false, false};
+
+constexpr int n_closest = 5;
+/// (p, a, b) for closest_point_on_segment.
+const Vec2f closest_in[n_closest][3] = {
+    {{0.5f, 1}, {0, 0}, {1, 0}},       // interior
+    {{-1, 1}, {0, 0}, {1, 0}},         // clamped to a
+    {{3, -2}, {0, 0}, {1, 0}},         // clamped to b
+    {{0, 0}, {2, 2}, {2, 2}},          // degenerate
+    {{0, 0}, {2, 2}, {2 + 1e-7f, 2}},  // |ab|^2 below 1e-12: degenerate
+};
+const Vec2f closest_expected[n_closest] = {{0.5f, 0}, {0, 0}, {1, 0}, {2, 2}, {2, 2}};
+
+struct SegmentResults {
+  bool strict[n_seg], strict_swapped[n_seg], tol[n_seg];
+  Vec2f closest[n_closest];
+};
+
+/// The crossing predicates (both argument orders) and the closest point.
+struct SegmentProbe {
+  Vec2f seg[n_seg][4];
+  Vec2f closest[n_closest][3];
+  KOKKOS_FUNCTION SegmentResults operator()() const {
+    SegmentResults r{};
+    for (int i = 0; i < n_seg; ++i) {
+      const Vec2f* s = seg[i];
+      r.strict[i] = geom::segments_cross_strict(s[0], s[1], s[2], s[3]);
+      r.strict_swapped[i] = geom::segments_cross_strict(s[2], s[3], s[0], s[1]);
+      r.tol[i] = geom::segments_cross_tol(s[0], s[1], s[2], s[3]);
+    }
+    for (int i = 0; i < n_closest; ++i) r.closest[i] = geom::closest_point_on_segment(closest[i][0], closest[i][1], closest[i][2]);
+    return r;
+  }
+};
+
+// ------------------------------------------------------------ arc length
+
+constexpr int n_arc_seg = 8, n_arc_pt = 5;
+const float arc_seg_targets[n_arc_seg] = {0, 0.5f, 1, 1.5f, 3.99f, 4, 5, nan_f};
+const int arc_seg_expected[n_arc_seg] = {0, 0, 0, 1, 3, 3, 3, 3};
+const float arc_pt_targets[n_arc_pt] = {0, 1.5f, 2.25f, 3.5f, 4};
+const Vec2f arc_pt_expected[n_arc_pt] = {{0, 0}, {1, 0.5f}, {0.75f, 1}, {0, 0.5f}, {0, 0}};
+
+struct ArcResults {
+  int seg[n_arc_seg];
+  Vec2f pt[n_arc_pt];
+  Vec2f dup_start, dup_half;
+};
+
+/// arc_segment / arc_point on the unit square (s = 0, 1, 2, 3, 4) and on a loop
+/// whose first segment has zero length.
+struct ArcProbe {
+  float seg_targets[n_arc_seg], pt_targets[n_arc_pt];
+  KOKKOS_FUNCTION ArcResults operator()() const {
+    const Vec2f square[4] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+    const float s[5] = {0, 1, 2, 3, 4};
+    ArcResults r{};
+    for (int i = 0; i < n_arc_seg; ++i) r.seg[i] = geom::arc_segment(s, 4, seg_targets[i]);
+    for (int i = 0; i < n_arc_pt; ++i) r.pt[i] = geom::arc_point(square, s, 4, pt_targets[i]);
+    const Vec2f dup[4] = {{0, 0}, {0, 0}, {1, 0}, {1, 1}};
+    const float ds[5] = {0, 0, 1, 2, 2 + 1.41421356f};
+    r.dup_start = geom::arc_point(dup, ds, 4, 0.0f);
+    r.dup_half = geom::arc_point(dup, ds, 4, 0.5f);
+    return r;
+  }
+};
+
+/// Copies a fixed-size array into a probe member.
+template <class T, std::size_t N>
+void copy_array(T (&dst)[N], const T (&src)[N]) {
+  for (std::size_t i = 0; i < N; ++i) dst[i] = src[i];
+}
+
+bool near(Vec2f a, Vec2f b, float tol = 1e-6f) { return std::fabs(a.x - b.x) <= tol && std::fabs(a.y - b.y) <= tol; }
+bool near(Vec3f a, Vec3f b, float tol = 1e-6f) {
+  return std::fabs(a.x - b.x) <= tol && std::fabs(a.y - b.y) <= tol && std::fabs(a.z - b.z) <= tol;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("safe_norm2 and safe_norm3 follow the Appendix A rules", "[geometry]", TRACKGEN_TEST_SPACES) {
+  NormProbe probe{};
+  copy_array(probe.in2, norm2_in);
+  copy_array(probe.in3, norm3_in);
+  const NormResults r = on_device<TestType>(probe);
+  CHECK(near(r.n2[0], {0.6f, 0.8f}));
+  CHECK(near(r.n2[1], {0.1f, 0.0f}));  // below the 1e-8 floor: v / 1e-8, not unit
+  CHECK(near(r.n2[2], {0.0f, 0.0f}));
+  CHECK(std::isnan(r.n2[3].x));  // NaN in, NaN out
+  CHECK(std::isnan(r.n2[3].y));
+  CHECK(near(r.n3[0], {0.0f, 0.6f, 0.8f}));
+  CHECK(near(r.n3[1], {0.0f, 0.0f, 0.0f}));  // |v| < 1e-12: zero
+  CHECK(near(r.n3[2], {0.0f, 0.0f, 0.0f}));
+  CHECK(std::isnan(r.n3[3].x));
+  CHECK(near(r.n3[4], {1.0f, 0.0f, 0.0f}));
+}
+
+TEMPLATE_TEST_CASE("Loop primitives on circles, squares and a figure eight", "[geometry]", TRACKGEN_TEST_SPACES) {
+  SECTION("CCW circle: area, turning +2pi, curvature 1/r, no crossing") {
+    const float r = 2.0f;
+    const int n = 48;
+    const LoopStats s = on_device<TestType>(LoopProbe{circle(n, r)});
+    CHECK(s.area2 == Approx(n * r * r * std::sin(two_pi / n)).epsilon(1e-5));
+    CHECK(s.turning == Approx(two_pi).epsilon(1e-5));
+    CHECK(s.xcount == 0);
+    CHECK(s.curv_min == Approx(1.0 / r).epsilon(1e-3));
+    CHECK(s.curv_max == Approx(1.0 / r).epsilon(1e-3));
+  }
+  SECTION("CW circle: negative area, turning -2pi") {
+    const LoopStats s = on_device<TestType>(LoopProbe{circle(40, 0.5f, false)});
+    CHECK(s.area2 < 0.0);
+    CHECK(s.turning == Approx(-two_pi).epsilon(1e-5));
+    CHECK(s.xcount == 0);
+    CHECK(s.curv_min == Approx(2.0).epsilon(1e-3));
+  }
+  SECTION("unit square: twice the area is 2, CCW positive, CW negative") {
+    const LoopStats ccw = on_device<TestType>(LoopProbe{loop_of({{0, 0}, {1, 0}, {1, 1}, {0, 1}})});
+    CHECK(ccw.area2 == 2.0);
+    CHECK(ccw.turning == Approx(two_pi).epsilon(1e-6));
+    CHECK(ccw.xcount == 0);
+    CHECK(ccw.curv_max == Approx(std::sqrt(2.0)).epsilon(1e-6));  // circumradius 1/sqrt(2)
+    const LoopStats cw = on_device<TestType>(LoopProbe{loop_of({{0, 0}, {0, 1}, {1, 1}, {1, 0}})});
+    CHECK(cw.area2 == -2.0);
+    CHECK(cw.turning == Approx(-two_pi).epsilon(1e-6));
+  }
+  SECTION("square with edge midpoints: zero curvature on the straight parts") {
+    const LoopStats s = on_device<TestType>(
+        LoopProbe{loop_of({{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}, {1, 2}, {0, 2}, {0, 1}})});
+    CHECK(s.area2 == 8.0);
+    CHECK(s.turning == Approx(two_pi).epsilon(1e-6));
+    CHECK(s.xcount == 0);
+    CHECK(s.curv_min == 0.0f);
+  }
+  SECTION("figure eight: turning 0, one crossing, lobes cancel") {
+    const LoopStats s = on_device<TestType>(LoopProbe{figure_eight(40)});
+    CHECK(std::fabs(s.turning) < 1e-4);
+    CHECK(s.xcount == 1);
+    CHECK(std::fabs(s.area2) < 1e-6);
+  }
+  SECTION("bow tie, with NaN coordinates read as 0 by XCOUNT") {
+    CHECK(on_device<TestType>(LoopProbe{loop_of({{0, 0}, {1, 1}, {1, 0}, {0, 1}})}).xcount == 1);
+    CHECK(on_device<TestType>(LoopProbe{loop_of({{nan_f, nan_f}, {1, 1}, {1, 0}, {0, 1}})}).xcount == 1);
+  }
+}
+
+TEMPLATE_TEST_CASE("Rounding, separation band, circular distance, angle wrap, Menger corner cases", "[geometry]",
+                   TRACKGEN_TEST_SPACES) {
+  ScalarProbe probe{};
+  copy_array(probe.round_in, round_in);
+  copy_array(probe.band_l, band_l);
+  copy_array(probe.band_w, band_w);
+  for (int i = 0; i < n_circ; ++i) copy_array(probe.circ_in[i], circ_in[i]);
+  const ScalarResults r = on_device<TestType>(probe);
+  for (int i = 0; i < n_round; ++i) {
+    INFO("round_half_away(" << round_in[i] << ")");
+    CHECK(r.round[i] == round_expected[i]);
+  }
+  for (int i = 0; i < n_band; ++i) {
+    INFO("sep_band(" << band_l[i] << ", " << band_w[i] << ")");
+    CHECK(r.band[i] == band_expected[i]);
+  }
+  for (int i = 0; i < n_circ; ++i) CHECK(r.circ[i] == circ_expected[i]);
+  CHECK(r.wrap_pos == Approx(-0.5 * geom::pi_d).epsilon(1e-6));
+  CHECK(r.wrap_neg == Approx(0.5 * geom::pi_d).epsilon(1e-6));
+  CHECK(r.menger_collinear == 0.0f);
+  CHECK(r.menger_coincident == 0.0f);  // denominator floored: no NaN
+  CHECK(r.menger_right == Approx(std::sqrt(2.0)).epsilon(1e-6));
+}
+
+TEMPLATE_TEST_CASE("Segment crossing predicates and the closest point on a segment", "[geometry]",
+                   TRACKGEN_TEST_SPACES) {
+  SegmentProbe probe{};
+  for (int i = 0; i < n_seg; ++i) copy_array(probe.seg[i], seg_in[i]);
+  for (int i = 0; i < n_closest; ++i) copy_array(probe.closest[i], closest_in[i]);
+  const SegmentResults r = on_device<TestType>(probe);
+  for (int i = 0; i < n_seg; ++i) {
+    INFO("segment pair " << i);
+    CHECK(r.strict[i] == strict_expected[i]);
+    CHECK(r.strict_swapped[i] == strict_expected[i]);
+    CHECK(r.tol[i] == tol_expected[i]);
+  }
+  for (int i = 0; i < n_closest; ++i) {
+    INFO("closest point case " << i);
+    CHECK(near(r.closest[i], closest_expected[i]));
+  }
+}
+
+TEMPLATE_TEST_CASE("Arc-length lookup on a square, with the segment floor", "[geometry]", TRACKGEN_TEST_SPACES) {
+  ArcProbe probe{};
+  copy_array(probe.seg_targets, arc_seg_targets);
+  copy_array(probe.pt_targets, arc_pt_targets);
+  const ArcResults r = on_device<TestType>(probe);
+  for (int i = 0; i < n_arc_seg; ++i) {
+    INFO("arc_segment(" << arc_seg_targets[i] << ")");
+    CHECK(r.seg[i] == arc_seg_expected[i]);
+  }
+  for (int i = 0; i < n_arc_pt; ++i) {
+    INFO("arc_point(" << arc_pt_targets[i] << ")");
+    CHECK(near(r.pt[i], arc_pt_expected[i]));
+  }
+  CHECK(near(r.dup_start, {0, 0}));  // zero-length segment: frac 0, no NaN
+  CHECK(near(r.dup_half, {0.5f, 0}));
+}
