@@ -1,0 +1,248 @@
+// Building blocks shared by the centerline generators (reference section 2,
+// "Common conventions"):
+//
+// - device functions every per-env kernel composes: the grid corner sampler and
+//   the prune-then-sort of the point family (bezier, hull), the cubic Bezier
+//   weights, the closed Catmull-Rom basis (polar, hull, voronoi);
+// - kernel launchers over flat [E*stride] buffers, each issuing its work only
+//   through a LaunchContext: the NaN-aware arc resample ARC (reference 3.2.1) and
+//   its "selected" variant, the per-env self-intersection count XCOUNT (3.6.1)
+//   and the bbox normalization NORM(target).
+//
+// Scratch is owned by the calling generator and allocated at its construction
+// (ArcScratch); the launchers allocate nothing. Launchers are explicitly
+// instantiated for every enabled execution space in common.cpp.
+#pragma once
+
+#include <trackgen/core/geometry.hpp>
+#include <trackgen/core/rng.hpp>
+#include <trackgen/core/views.hpp>
+#include <trackgen/exec/launch_context.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace trackgen::detail {
+
+// ---------------------------------------------------------------------------
+// Host helpers
+
+/// The double a Python user meant when the float32 config field holds `v`: the
+/// shortest decimal that round-trips to `v`, read back as a double (0.05f ->
+/// 0.05). The reference computes some host quantities from its config fields in
+/// double (`int(1 / (2 * min_point_distance))`), where the float's own value can
+/// land on the other side of an integer (0.05f -> 9.99999985 -> 9, not 10).
+double as_python_double(float v);
+
+/// "TrackGen::generators::<gen>::<name>".
+inline std::string gen_label(const std::string& gen, const char* name) {
+  return "TrackGen::generators::" + gen + "::" + name;
+}
+
+/// A device View of n elements labelled TrackGen::generators::<gen>::<name>,
+/// allocated (and zero-filled) on the instance `space`.
+template <class T, class Space>
+DView<T, Space> gen_view(const Space& space, const std::string& gen, const char* name, std::size_t n) {
+  return DView<T, Space>(Kokkos::view_alloc(space, gen_label(gen, name)), n);
+}
+
+// ---------------------------------------------------------------------------
+// Device building blocks
+
+/// One grid-cell draw of the point-family sampler: min(floor(u * nc2), nc2 - 1).
+KOKKOS_INLINE_FUNCTION int draw_cell(std::uint32_t& st, int nc2) {
+  const float u = randf(st);
+  return kmath::min(static_cast<int>(kmath::floor(u * static_cast<float>(nc2))), nc2 - 1);
+}
+
+/// The point-family corner sampler (reference 2.1 step 2) for one env: draws all
+/// `num_slots` corners from the stream `st` into out[0..num_slots). Each corner
+/// draws a cell, redraws at most 8 times while the cell equals the cell of an
+/// earlier corner (the 8th redraw is accepted unchecked), records it in
+/// `used[c]`, then draws the jitter nx, ny (absolute units, +-0.5):
+/// corner = ((cell mod nc) * cell_size + nx, (cell div nc) * cell_size + ny) * scale.
+KOKKOS_INLINE_FUNCTION void sample_grid_corners(std::uint32_t& st, int num_slots, int num_cells, float cell_size,
+                                                float scale, int* used, Vec2f* out) {
+  const int nc2 = num_cells * num_cells;
+  for (int c = 0; c < num_slots; ++c) {
+    int cell = draw_cell(st, nc2);
+    for (int retry = 0; retry < 8; ++retry) {
+      bool dup = false;
+      for (int k = 0; k < c; ++k) dup = dup || (used[k] == cell);
+      if (!dup) break;
+      cell = draw_cell(st, nc2);
+    }
+    used[c] = cell;
+    const float nx = randf(st) - 0.5f;
+    const float ny = randf(st) - 0.5f;
+    const Vec2f p{static_cast<float>(cell % num_cells) * cell_size + nx,
+                  static_cast<float>(cell / num_cells) * cell_size + ny};
+    out[c] = p * scale;
+  }
+}
+
+/// The point-family corner count (reference 2.1 step 1):
+/// min(min_num + floor(u * (max_num - min_num + 1)), max_num).
+KOKKOS_INLINE_FUNCTION int draw_corner_count(std::uint32_t& st, int min_num, int max_num) {
+  const float u = randf(st);
+  return kmath::min(min_num + static_cast<int>(kmath::floor(u * static_cast<float>(max_num - min_num + 1))), max_num);
+}
+
+/// Prune-then-sort (reference 2.1 step 3) of one env's corners p[0..num_slots)
+/// in place: m clamped to [1, num_slots]; centroid of the first m (double sums);
+/// key = atan2(dx, dy) (x first: ascending keys run clockwise); insertion sort of
+/// the first m by key; slots >= m set to NaN. Returns the clamped m.
+///
+/// The sort must be STABLE with the reference's strict `>` shift: equal keys
+/// (coincident corners, or corners on one ray from the centroid) keep their draw
+/// order, and a different order would give a different loop. A per-thread
+/// insertion sort reproduces exactly that order; a team bitonic sort would not
+/// (it is not stable), and m <= max_num_points is small anyway.
+KOKKOS_INLINE_FUNCTION int angle_sort_prune(Vec2f* p, float* keys, int m, int num_slots) {
+  m = kmath::clamp(m, 1, num_slots);
+  double sx = 0.0, sy = 0.0;
+  for (int i = 0; i < m; ++i) {
+    sx += static_cast<double>(p[i].x);
+    sy += static_cast<double>(p[i].y);
+  }
+  const Vec2f c{static_cast<float>(sx / m), static_cast<float>(sy / m)};
+  for (int i = 0; i < m; ++i) {
+    const Vec2f d = p[i] - c;
+    keys[i] = kmath::atan2(d.x, d.y);
+  }
+  for (int i = 1; i < m; ++i) {
+    const float key = keys[i];
+    const Vec2f pt = p[i];
+    int j = i - 1;
+    while (j >= 0 && keys[j] > key) {
+      keys[j + 1] = keys[j];
+      p[j + 1] = p[j];
+      --j;
+    }
+    keys[j + 1] = key;
+    p[j + 1] = pt;
+  }
+  for (int i = m; i < num_slots; ++i) {
+    p[i] = nan2();
+    keys[i] = nanf();
+  }
+  return m;
+}
+
+/// Cubic Bernstein weights at u: (1-u)^3, 3u(1-u)^2, 3u^2(1-u), u^3.
+struct CubicWeights {
+  float b0, b1, b2, b3;
+};
+KOKKOS_INLINE_FUNCTION CubicWeights cubic_weights(float u) {
+  const float v = 1.0f - u;
+  return {v * v * v, 3.0f * u * v * v, 3.0f * u * u * v, u * u * u};
+}
+
+/// Uniform Catmull-Rom through p1..p2 at u (reference 2.2 step 5):
+/// 0.5 [2p1 + (p2-p0)u + (2p0 - 5p1 + 4p2 - p3)u^2 + (-p0 + 3p1 - 3p2 + p3)u^3].
+KOKKOS_INLINE_FUNCTION Vec2f catmull_rom(Vec2f p0, Vec2f p1, Vec2f p2, Vec2f p3, float u) {
+  const float u2 = u * u, u3 = u2 * u;
+  const Vec2f a = 2.0f * p1;
+  const Vec2f b = p2 - p0;
+  const Vec2f c = 2.0f * p0 - 5.0f * p1 + 4.0f * p2 - p3;
+  const Vec2f d = -p0 + 3.0f * p1 - 3.0f * p2 + p3;
+  return 0.5f * (a + b * u + c * u2 + d * u3);
+}
+
+/// geom::xcount_segment(p, n, i) with bit-identical results, restructured for
+/// speed (XCOUNT is the O(N^2) cost of a generator): no modulo and no circ_dist
+/// per pair (for j >= i + 2, circ(i, j, n) <= 1 only at i == 0, j == n - 1),
+/// each point read and NaN-cleaned once, and the straddle test of segment i
+/// against line j evaluated before the (rarely needed) one of j against line i.
+/// The float expressions are those of geom::segments_cross_tol.
+KOKKOS_INLINE_FUNCTION int xcount_segment_fast(const Vec2f* p, int n, int i) {
+  const int jend = i == 0 ? n - 1 : n;
+  if (i + 2 >= jend) return 0;
+  const Vec2f ai = geom::nan_to_zero(p[i]), bi = geom::nan_to_zero(p[i + 1 < n ? i + 1 : 0]);
+  const float ei = 1e-3f * length_sq(bi - ai);
+  int c = 0;
+  Vec2f aj = geom::nan_to_zero(p[i + 2]);
+  for (int j = i + 2; j < jend; ++j) {
+    const Vec2f bj = geom::nan_to_zero(p[j + 1 < n ? j + 1 : 0]);
+    const float d1 = geom::orient(aj, bj, ai), d2 = geom::orient(aj, bj, bi);
+    const float ej = 1e-3f * length_sq(bj - aj);
+    if ((d1 > ej && d2 < -ej) || (d1 < -ej && d2 > ej)) {
+      const float d3 = geom::orient(ai, bi, aj), d4 = geom::orient(ai, bi, bj);
+      if ((d3 > ei && d4 < -ei) || (d3 < -ei && d4 > ei)) ++c;
+    }
+    aj = bj;
+  }
+  return c;
+}
+
+// ---------------------------------------------------------------------------
+// Kernel launchers
+
+/// Scratch of the arc resampler for E envs of input stride M: the compacted
+/// finite points [E*M], the segment lengths [E*M], the cumulative lengths
+/// [E*(M+1)] and the per-env count of finite points [E].
+template <class Space>
+struct ArcScratch {
+  DView<Vec2f, Space> real;
+  DView<float, Space> seg;
+  DView<float, Space> cum;
+  DView<std::int32_t, Space> num_real;
+  int num_envs = 0;
+  int stride = 0;
+
+  ArcScratch() = default;
+  ArcScratch(const Space& space, const std::string& gen, int num_envs, int stride);
+  std::size_t bytes() const;
+};
+
+/// ARC (reference 3.2.1): per env e, compacts the finite points of
+/// dense[e*M, (e+1)*M) (M = scratch.stride), builds the closed-loop cumulative
+/// length (double accumulation, stored as float) and writes `num` points at arc
+/// lengths k * total / num to out[e*num, (e+1)*num); an env with fewer than 2
+/// finite points gets NaN rows. Launches: scan (thread per env), lookup (thread
+/// per output point). Labels: <prefix>arc_scan, <prefix>arc_lookup.
+template <class Space>
+void arc_resample(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& dense,
+                  const DView<Vec2f, Space>& out, int num, const ArcScratch<Space>& scratch);
+
+/// The "selected" ARC: only envs with active[e] > 0 are scanned and written;
+/// the other rows of `out` are left untouched. Labels: <prefix>arc_scan_selected,
+/// <prefix>arc_lookup_selected.
+template <class Space>
+void arc_resample_selected(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& dense,
+                           const DView<Vec2f, Space>& out, int num, const DView<std::int32_t, Space>& active,
+                           const ArcScratch<Space>& scratch);
+
+/// XCOUNT (reference 3.6.1) of the closed loops pts[e*stride, e*stride + n),
+/// e < out_count.extent(0) (envs, or env x candidate loops), into out_count[e]
+/// (NaN coordinates read as 0). One team per loop; the team sums the
+/// per-segment counts (xcount_segment_fast) with an integer reduction
+/// (order-independent, no atomics). Label: <prefix>xcount.
+template <class Space>
+void xcount(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
+            int n, const DView<std::int32_t, Space>& out_count);
+
+/// XCOUNT of the first count[e] points of each env (count-aware variant, e.g.
+/// for NaN-padded [E*N_max] chains). Label: <prefix>xcount.
+template <class Space>
+void xcount(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
+            const DView<std::int32_t, Space>& count, const DView<std::int32_t, Space>& out_count);
+
+/// NORM(target) (reference 2 intro) of pts[e*stride, e*stride + n),
+/// e < pts.extent(0) / stride, in place: bbox
+/// of the env's finite points, centre c, extent = max(w, h),
+/// s = target / max(extent, 1e-8), p <- (p - c) * s (NaN points stay NaN). One
+/// team per env (min/max reductions are exact, hence order-independent).
+/// Label: <prefix>normalize.
+template <class Space>
+void normalize_bbox(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts,
+                    int stride, int n, float target);
+
+/// out_valid[e] = 1 for every env (the generators' stage flag). Label:
+/// <prefix>valid.
+template <class Space>
+void fill_valid(const LaunchContext<Space>& ctx, const std::string& prefix,
+                const DView<std::int32_t, Space>& out_valid);
+
+}  // namespace trackgen::detail

@@ -1,0 +1,249 @@
+// The `bezier` centerline generator, reference section 2.1: random grid corners,
+// angle sort (clockwise), cubic Bezier segments with clamped handles, arc
+// resample to N, and a straight-polygon fallback for envs whose curve crosses
+// itself.
+#include <trackgen/core/errors.hpp>
+#include <trackgen/generators/detail/bezier.hpp>
+#include <trackgen/generators/detail/builtins.hpp>
+
+#include <memory>
+
+namespace trackgen::detail {
+
+BezierParams BezierParams::from_config(const TrackGenConfig& c) {
+  auto fail = [](const std::string& field, const std::string& value, const std::string& rule) {
+    throw ConfigError("trackgen::bezier: " + field + " = " + value + " is invalid (" + rule + ")");
+  };
+  if (c.num_envs < 1) fail("num_envs", std::to_string(c.num_envs), "must be >= 1");
+  if (c.num_points < 1) fail("num_points", std::to_string(c.num_points), "must be >= 1");
+  if (c.min_num_points < 1) fail("min_num_points", std::to_string(c.min_num_points), "must be >= 1");
+  if (c.max_num_points < c.min_num_points) {
+    fail("max_num_points", std::to_string(c.max_num_points), "must be >= min_num_points");
+  }
+  if (c.num_points_per_segment < 2) {
+    fail("num_points_per_segment", std::to_string(c.num_points_per_segment), "must be >= 2");
+  }
+  if (!(c.min_point_distance > 0.0f && c.min_point_distance <= 0.5f)) {
+    fail("min_point_distance", std::to_string(c.min_point_distance), "must be in (0, 0.5]");
+  }
+  BezierParams p;
+  p.num_envs = c.num_envs;
+  p.num_points = c.num_points;
+  p.num_slots = c.max_num_points;
+  p.npseg = c.num_points_per_segment;
+  p.min_num_points = c.min_num_points;
+  // The reference evaluates int(1 / (2 * min_point_distance)) in double on its
+  // Python float; see as_python_double for why the float field is not used as is.
+  p.num_cells = static_cast<int>(1.0 / (2.0 * as_python_double(c.min_point_distance)));
+  p.cell_size = 2.0f * c.min_point_distance;
+  p.edgy = c.edgy;
+  p.styled = c.style_sampling;
+  // The ranges apply only with style sampling; a None range is (v, v).
+  const FloatRange rad{c.rad, c.rad}, scale{c.scale, c.scale}, clamp{c.handle_clamp_frac, c.handle_clamp_frac};
+  p.rad = p.styled ? c.rad_range.value_or(rad) : rad;
+  p.scale = p.styled ? c.scale_range.value_or(scale) : scale;
+  p.clamp = p.styled ? c.handle_clamp_frac_range.value_or(clamp) : clamp;
+  return p;
+}
+
+// Kernels: free functions (never members capturing `this`), each launching one
+// kernel through the context on local copies of the Views.
+
+/// Step 0, thread per env: rad, scale, clamp drawn in this order from seed * 2741.
+template <class Space>
+void bezier_style(const LaunchContext<Space>& ctx, const std::string& label, const BezierParams& p,
+                  const DView<std::int32_t, Space>& seeds, const DView<float, Space>& rad,
+                  const DView<float, Space>& scale, const DView<float, Space>& clamp) {
+  const float r0 = p.rad[0], r1 = p.rad[1], s0 = p.scale[0], s1 = p.scale[1], c0 = p.clamp[0], c1 = p.clamp[1];
+  ctx.for_each(
+      label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+        std::uint32_t st = stream(seeds(e), salt::bezier_style);
+        rad(e) = r0 + randf(st) * (r1 - r0);
+        scale(e) = s0 + randf(st) * (s1 - s0);
+        clamp(e) = c0 + randf(st) * (c1 - c0);
+      });
+}
+
+/// Steps 1-3 fused, thread per env: corner count (seed * 6151), all P corners
+/// (seed * 9781), prune to m and stable angle sort; slots >= m NaN.
+template <class Space>
+void bezier_corners(const LaunchContext<Space>& ctx, const std::string& label, const BezierParams& p,
+                    const DView<std::int32_t, Space>& seeds, const DView<float, Space>& style_scale,
+                    const DView<std::int32_t, Space>& count, const DView<Vec2f, Space>& corners,
+                    const DView<std::int32_t, Space>& used, const DView<float, Space>& keys) {
+  const int P = p.num_slots, min_num = p.min_num_points, nc = p.num_cells;
+  const float cell = p.cell_size, const_scale = p.scale[0];
+  const bool styled = p.styled;
+  ctx.for_each(
+      label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+        const std::int32_t seed = seeds(e);
+        std::uint32_t st_count = stream(seed, salt::bezier_count);
+        const int m = draw_corner_count(st_count, min_num, P);
+        std::uint32_t st = stream(seed, salt::bezier_corners);
+        const float scale = styled ? style_scale(e) : const_scale;
+        const std::size_t base = e * static_cast<std::size_t>(P);
+        sample_grid_corners(st, P, nc, cell, scale, used.data() + base, corners.data() + base);
+        count(e) = angle_sort_prune(corners.data() + base, keys.data() + base, m, P);
+      });
+}
+
+/// Step 4, thread per corner slot: tangent blend and shorter incident edge, with
+/// neighbours mod m; slots >= m NaN.
+template <class Space>
+void bezier_tangents(const LaunchContext<Space>& ctx, const std::string& label, const BezierParams& p,
+                     const DView<std::int32_t, Space>& count, const DView<Vec2f, Space>& corners,
+                     const DView<Vec2f, Space>& tangents, const DView<float, Space>& lmin) {
+  const int P = p.num_slots;
+  const float edgy = p.edgy;
+  ctx.for_each(
+      label, static_cast<std::size_t>(p.num_envs) * P, KOKKOS_LAMBDA(const std::size_t t) {
+        const std::size_t e = t / P;
+        const int i = static_cast<int>(t % P);
+        const int m = kmath::clamp(count(e), 1, P);
+        if (i >= m) {
+          tangents(t) = nan2();
+          lmin(t) = nanf();
+          return;
+        }
+        const Vec2f* c = corners.data() + e * P;
+        const Vec2f ci = c[i], cn = c[(i + 1) % m], cp = c[(i - 1 + m) % m];
+        const Vec2f u_out = geom::safe_norm2(cn - ci);
+        const Vec2f u_in = geom::safe_norm2(ci - cp);
+        const float pb = kmath::atan(edgy) / geom::pi_f + 0.5f;
+        tangents(t) = geom::safe_norm2(pb * u_out + (1.0f - pb) * u_in);
+        lmin(t) = kmath::min(length(cn - ci), length(ci - cp));
+      });
+}
+
+/// Step 5, thread per dense sample: cubic segment i, sample s, u = s/(npseg-1).
+template <class Space>
+void bezier_assemble(const LaunchContext<Space>& ctx, const std::string& label, const BezierParams& p,
+                     const DView<float, Space>& style_rad, const DView<float, Space>& style_clamp,
+                     const DView<std::int32_t, Space>& count, const DView<Vec2f, Space>& corners,
+                     const DView<Vec2f, Space>& tangents, const DView<float, Space>& lmin,
+                     const DView<Vec2f, Space>& dense) {
+  const int P = p.num_slots, npseg = p.npseg, M = p.dense_stride();
+  const float const_rad = p.rad[0], const_clamp = p.clamp[0];
+  const bool styled = p.styled;
+  ctx.for_each(
+      label, static_cast<std::size_t>(p.num_envs) * M, KOKKOS_LAMBDA(const std::size_t t) {
+        const std::size_t e = t / M;
+        const int r = static_cast<int>(t % M);
+        const int i = r / npseg, s = r % npseg;
+        const int m = kmath::clamp(count(e), 1, P);
+        if (i >= m) {
+          dense(t) = nan2();
+          return;
+        }
+        const std::size_t base = e * P;
+        const int i1 = (i + 1) % m;
+        const Vec2f c0 = corners(base + i), c1 = corners(base + i1);
+        const float rad = styled ? style_rad(e) : const_rad;
+        const float clamp = styled ? style_clamp(e) : const_clamp;
+        const float chord = length(c1 - c0);
+        const float h0 = kmath::min(rad * chord, clamp * lmin(base + i));
+        const float h1 = kmath::min(rad * chord, clamp * lmin(base + i1));
+        const Vec2f p1 = c0 + tangents(base + i) * h0;
+        const Vec2f p2 = c1 - tangents(base + i1) * h1;
+        const CubicWeights w = cubic_weights(static_cast<float>(s) / static_cast<float>(npseg - 1));
+        dense(t) = w.b0 * c0 + w.b1 * p1 + w.b2 * p2 + w.b3 * c1;
+      });
+}
+
+/// Step 8, thread per dense sample of the crossing envs only: the straight
+/// corner polygon with the same cubic weights and zero handles,
+/// (b0 + b1) c0 + (b2 + b3) c1 (rows of other envs are left untouched).
+template <class Space>
+void bezier_polygon(const LaunchContext<Space>& ctx, const std::string& label, const BezierParams& p,
+                    const DView<std::int32_t, Space>& crossers, const DView<std::int32_t, Space>& count,
+                    const DView<Vec2f, Space>& corners, const DView<Vec2f, Space>& poly) {
+  const int P = p.num_slots, npseg = p.npseg, M = p.dense_stride();
+  ctx.for_each(
+      label, static_cast<std::size_t>(p.num_envs) * M, KOKKOS_LAMBDA(const std::size_t t) {
+        const std::size_t e = t / M;
+        if (crossers(e) <= 0) return;
+        const int r = static_cast<int>(t % M);
+        const int i = r / npseg, s = r % npseg;
+        const int m = kmath::clamp(count(e), 1, P);
+        if (i >= m) {
+          poly(t) = nan2();
+          return;
+        }
+        const std::size_t base = e * P;
+        const Vec2f c0 = corners(base + i), c1 = corners(base + (i + 1) % m);
+        const CubicWeights w = cubic_weights(static_cast<float>(s) / static_cast<float>(npseg - 1));
+        poly(t) = (w.b0 + w.b1) * c0 + (w.b2 + w.b3) * c1;
+      });
+}
+
+template <class Space>
+BezierGenerator<Space>::BezierGenerator(const TrackGenConfig& config, const Space& space)
+    : p_(BezierParams::from_config(config)), prefix_(gen_label("bezier", "")) {
+  const std::string g = "bezier";
+  const std::size_t E = p_.num_envs, P = p_.num_slots, M = p_.dense_stride();
+  const std::size_t S = p_.styled ? E : 0;
+  style_rad_ = gen_view<float>(space, g, "style_rad", S);
+  style_scale_ = gen_view<float>(space, g, "style_scale", S);
+  style_clamp_ = gen_view<float>(space, g, "style_clamp", S);
+  count_ = gen_view<std::int32_t>(space, g, "count", E);
+  corners_ = gen_view<Vec2f>(space, g, "corners", E * P);
+  used_ = gen_view<std::int32_t>(space, g, "used", E * P);
+  keys_ = gen_view<float>(space, g, "keys", E * P);
+  tangents_ = gen_view<Vec2f>(space, g, "tangents", E * P);
+  lmin_ = gen_view<float>(space, g, "lmin", E * P);
+  dense_ = gen_view<Vec2f>(space, g, "dense", E * M);
+  poly_ = gen_view<Vec2f>(space, g, "poly", E * M);
+  crossers_ = gen_view<std::int32_t>(space, g, "crossers", E);
+  arc_ = ArcScratch<Space>(space, g, p_.num_envs, p_.dense_stride());
+}
+
+template <class Space>
+void BezierGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
+                                      const Vec2View& out_centerline, const IntView& out_valid) {
+  const std::size_t E = p_.num_envs, N = p_.num_points;
+  if (seeds.extent(0) != E || out_centerline.extent(0) != E * N || out_valid.extent(0) != E) {
+    throw ConfigError("trackgen::bezier::generate: expected seeds [" + std::to_string(E) + "], out_centerline [" +
+                      std::to_string(E * N) + "], out_valid [" + std::to_string(E) + "]; got [" +
+                      std::to_string(seeds.extent(0)) + "], [" + std::to_string(out_centerline.extent(0)) + "], [" +
+                      std::to_string(out_valid.extent(0)) + "]");
+  }
+  Kokkos::Profiling::pushRegion("TrackGen::generators::bezier");
+  const std::string& x = prefix_;
+  if (p_.styled) bezier_style(ctx, x + "style", p_, seeds, style_rad_, style_scale_, style_clamp_);
+  bezier_corners(ctx, x + "corners", p_, seeds, style_scale_, count_, corners_, used_, keys_);
+  bezier_tangents(ctx, x + "tangents", p_, count_, corners_, tangents_, lmin_);
+  bezier_assemble(ctx, x + "assemble", p_, style_rad_, style_clamp_, count_, corners_, tangents_, lmin_, dense_);
+  arc_resample(ctx, x, dense_, out_centerline, p_.num_points, arc_);
+  xcount(ctx, x, out_centerline, p_.num_points, p_.num_points, crossers_);
+  bezier_polygon(ctx, x + "polygon", p_, crossers_, count_, corners_, poly_);
+  arc_resample_selected(ctx, x, poly_, out_centerline, p_.num_points, crossers_, arc_);
+  fill_valid(ctx, x, out_valid);
+  Kokkos::Profiling::popRegion();
+}
+
+template <class Space>
+std::size_t BezierGenerator<Space>::device_bytes() const {
+  std::size_t b = arc_.bytes();
+  for (const auto* v : {&style_rad_, &style_scale_, &style_clamp_, &keys_, &lmin_}) b += v->span() * sizeof(float);
+  for (const auto* v : {&count_, &used_, &crossers_}) b += v->span() * sizeof(std::int32_t);
+  for (const auto* v : {&corners_, &tangents_, &dense_, &poly_}) b += v->span() * sizeof(Vec2f);
+  return b;
+}
+
+template <class Space>
+GeneratorSpec<Space> bezier_spec() {
+  GeneratorSpec<Space> spec;
+  spec.name = "bezier";
+  spec.make = [](const TrackGenConfig& config, const Space& space) -> std::unique_ptr<Generator<Space>> {
+    return std::make_unique<BezierGenerator<Space>>(config, space);
+  };
+  spec.capturable = true;
+  return spec;
+}
+
+#define TRACKGEN_INSTANTIATE_BEZIER(S) \
+  template class BezierGenerator<S>;   \
+  template GeneratorSpec<S> bezier_spec<S>();
+TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_BEZIER)
+
+}  // namespace trackgen::detail

@@ -1,0 +1,203 @@
+#include <trackgen/generators/detail/common.hpp>
+
+#include <charconv>
+#include <limits>
+#include <system_error>
+
+namespace trackgen::detail {
+
+double as_python_double(float v) {
+  char buf[64];
+  const auto w = std::to_chars(buf, buf + sizeof(buf), v);  // shortest round-trip form
+  if (w.ec != std::errc()) return static_cast<double>(v);
+  double d = 0.0;
+  const auto r = std::from_chars(buf, w.ptr, d);  // locale-independent
+  return r.ec == std::errc() ? d : static_cast<double>(v);
+}
+
+template <class Space>
+ArcScratch<Space>::ArcScratch(const Space& space, const std::string& gen, int num_envs_, int stride_)
+    : real(gen_view<Vec2f>(space, gen, "arc_real", std::size_t(num_envs_) * stride_)),
+      seg(gen_view<float>(space, gen, "arc_seg", std::size_t(num_envs_) * stride_)),
+      cum(gen_view<float>(space, gen, "arc_cum", std::size_t(num_envs_) * (stride_ + 1))),
+      num_real(gen_view<std::int32_t>(space, gen, "arc_num_real", std::size_t(num_envs_))),
+      num_envs(num_envs_),
+      stride(stride_) {}
+
+template <class Space>
+std::size_t ArcScratch<Space>::bytes() const {
+  return real.span() * sizeof(Vec2f) + seg.span() * sizeof(float) + cum.span() * sizeof(float) +
+         num_real.span() * sizeof(std::int32_t);
+}
+
+// The kernels behind the public launchers.
+namespace impl {
+
+// Both ARC variants: `active` of extent 0 means every env is active.
+template <class Space>
+void arc_impl(const LaunchContext<Space>& ctx, const std::string& scan_label, const std::string& lookup_label,
+              const DView<Vec2f, Space>& dense, const DView<Vec2f, Space>& out, int num,
+              const DView<std::int32_t, Space>& active, const ArcScratch<Space>& scratch) {
+  const auto real = scratch.real;
+  const auto seg = scratch.seg;
+  const auto cum = scratch.cum;
+  const auto num_real = scratch.num_real;
+  const std::size_t M = static_cast<std::size_t>(scratch.stride);
+  const bool all = active.extent(0) == 0;
+
+  // Scan: thread per env, sequential over the env's M dense points.
+  ctx.for_each(
+      scan_label, static_cast<std::size_t>(scratch.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+        if (!all && active(e) <= 0) return;
+        const Vec2f* in = dense.data() + e * M;
+        Vec2f* r = real.data() + e * M;
+        int R = 0;
+        for (std::size_t j = 0; j < M; ++j) {
+          const Vec2f p = in[j];
+          if (is_finite(p)) r[R++] = p;
+        }
+        num_real(e) = R;
+        if (R < 2) return;
+        float* sg = seg.data() + e * M;
+        float* s = cum.data() + e * (M + 1);
+        double acc = 0.0;
+        s[0] = 0.0f;
+        for (int j = 0; j < R; ++j) {
+          const float l = length(r[j + 1 < R ? j + 1 : 0] - r[j]);
+          sg[j] = l;
+          acc += static_cast<double>(l);
+          s[j + 1] = static_cast<float>(acc);
+        }
+      });
+
+  // Lookup: thread per output point.
+  const std::size_t n = static_cast<std::size_t>(num);
+  ctx.for_each(
+      lookup_label, static_cast<std::size_t>(scratch.num_envs) * n, KOKKOS_LAMBDA(const std::size_t t) {
+        const std::size_t e = t / n, k = t % n;
+        if (!all && active(e) <= 0) return;
+        const int R = num_real(e);
+        if (R < 2) {
+          out(t) = nan2();
+          return;
+        }
+        const Vec2f* r = real.data() + e * M;
+        const float* sg = seg.data() + e * M;
+        const float* s = cum.data() + e * (M + 1);
+        const float target = static_cast<float>(k) * s[R] / static_cast<float>(n);
+        const int j = geom::arc_segment(s, R, target);
+        const float frac = kmath::clamp((target - s[j]) / kmath::max(sg[j], 1e-12f), 0.0f, 1.0f);
+        const Vec2f a = r[j], b = r[j + 1 < R ? j + 1 : 0];
+        out(t) = a + frac * (b - a);
+      });
+}
+
+// XCOUNT, `count` of extent 0 meaning n points per env.
+template <class Space>
+void xcount_impl(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
+                 int n, const DView<std::int32_t, Space>& count, const DView<std::int32_t, Space>& out_count) {
+  using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
+  const bool fixed = count.extent(0) == 0;
+  const std::size_t S = static_cast<std::size_t>(stride);
+  ctx.for_each_team(
+      prefix + "xcount", static_cast<int>(out_count.extent(0)), 0, KOKKOS_LAMBDA(const member_type& team) {
+        const int e = team.league_rank();
+        const int ne = fixed ? n : count(e);
+        const Vec2f* p = pts.data() + static_cast<std::size_t>(e) * S;
+        int total = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, ne), [&](const int i, int& acc) { acc += xcount_segment_fast(p, ne, i); },
+            total);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { out_count(e) = total; });
+      });
+}
+
+}  // namespace impl
+
+template <class Space>
+void arc_resample(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& dense,
+                  const DView<Vec2f, Space>& out, int num, const ArcScratch<Space>& scratch) {
+  impl::arc_impl(ctx, prefix + "arc_scan", prefix + "arc_lookup", dense, out, num, DView<std::int32_t, Space>(),
+                 scratch);
+}
+
+template <class Space>
+void arc_resample_selected(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& dense,
+                           const DView<Vec2f, Space>& out, int num, const DView<std::int32_t, Space>& active,
+                           const ArcScratch<Space>& scratch) {
+  impl::arc_impl(ctx, prefix + "arc_scan_selected", prefix + "arc_lookup_selected", dense, out, num, active, scratch);
+}
+
+template <class Space>
+void xcount(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
+            int n, const DView<std::int32_t, Space>& out_count) {
+  impl::xcount_impl(ctx, prefix, pts, stride, n, DView<std::int32_t, Space>(), out_count);
+}
+
+template <class Space>
+void xcount(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
+            const DView<std::int32_t, Space>& count, const DView<std::int32_t, Space>& out_count) {
+  impl::xcount_impl(ctx, prefix, pts, stride, 0, count, out_count);
+}
+
+template <class Space>
+void normalize_bbox(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts,
+                    int stride, int n, float target) {
+  using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
+  using MinMaxF = Kokkos::MinMaxScalar<float>;
+  const std::size_t S = static_cast<std::size_t>(stride);
+  const int num_envs = stride > 0 ? static_cast<int>(pts.extent(0) / S) : 0;
+  ctx.for_each_team(
+      prefix + "normalize", num_envs, 0, KOKKOS_LAMBDA(const member_type& team) {
+        Vec2f* p = pts.data() + static_cast<std::size_t>(team.league_rank()) * S;
+        MinMaxF bx{}, by{};
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, n),
+            [&](const int i, MinMaxF& v) {
+              const Vec2f q = p[i];
+              if (!is_finite(q)) return;
+              v.min_val = kmath::min(v.min_val, q.x);
+              v.max_val = kmath::max(v.max_val, q.x);
+            },
+            Kokkos::MinMax<float>(bx));
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, n),
+            [&](const int i, MinMaxF& v) {
+              const Vec2f q = p[i];
+              if (!is_finite(q)) return;
+              v.min_val = kmath::min(v.min_val, q.y);
+              v.max_val = kmath::max(v.max_val, q.y);
+            },
+            Kokkos::MinMax<float>(by));
+        team.team_barrier();
+        const Vec2f c{(bx.min_val + bx.max_val) / 2.0f, (by.min_val + by.max_val) / 2.0f};
+        const float extent = kmath::max(bx.max_val - bx.min_val, by.max_val - by.min_val);
+        const float s = target / kmath::max(extent, 1e-8f);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int i) { p[i] = (p[i] - c) * s; });
+      });
+}
+
+template <class Space>
+void fill_valid(const LaunchContext<Space>& ctx, const std::string& prefix,
+                const DView<std::int32_t, Space>& out_valid) {
+  ctx.for_each(
+      prefix + "valid", out_valid.extent(0), KOKKOS_LAMBDA(const std::size_t e) { out_valid(e) = 1; });
+}
+
+#define TRACKGEN_INSTANTIATE_GEN_COMMON(S)                                                                       \
+  template struct ArcScratch<S>;                                                                                 \
+  template void arc_resample<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&,             \
+                                const DView<Vec2f, S>&, int, const ArcScratch<S>&);                              \
+  template void arc_resample_selected<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&,    \
+                                         const DView<Vec2f, S>&, int, const DView<std::int32_t, S>&,             \
+                                         const ArcScratch<S>&);                                                  \
+  template void xcount<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&, int, int,         \
+                          const DView<std::int32_t, S>&);                                                        \
+  template void xcount<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&, int,              \
+                          const DView<std::int32_t, S>&, const DView<std::int32_t, S>&);                         \
+  template void normalize_bbox<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&, int, int, \
+                                  float);                                                                        \
+  template void fill_valid<S>(const LaunchContext<S>&, const std::string&, const DView<std::int32_t, S>&);
+TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_GEN_COMMON)
+
+}  // namespace trackgen::detail
