@@ -77,4 +77,7 @@ struct Command {
 /// `trackgen generate`.
 Command add_generate_command(CLI::App& app);
 
+/// `trackgen metrics`: the quality table (reference 5.2) of one or all generators.
+Command add_metrics_command(CLI::App& app);
+
 }  // namespace trackgen::app

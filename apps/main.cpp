@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   int threads = 0;
   app.add_option("--threads", threads, "host threads of the OpenMP backend (default: Kokkos' choice)")
       ->check(CLI::NonNegativeNumber);
-  std::vector<trackgen::app::Command> commands{trackgen::app::add_generate_command(app)};
+  std::vector<trackgen::app::Command> commands{trackgen::app::add_generate_command(app),
+                                               trackgen::app::add_metrics_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

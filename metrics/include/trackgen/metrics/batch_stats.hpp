@@ -1,0 +1,106 @@
+// Batch statistics of a generated batch (reference section 5.2,
+// `benchmarks/compare_generators.py`): per-env metrics on the device
+// (TrackMetrics, on the relaxed centerline and on the pre-relax chain), then the
+// batch aggregates on the host.
+#pragma once
+
+#include <trackgen/metrics/track_metrics.hpp>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+#include <vector>
+
+namespace trackgen {
+
+/// The aggregates of reference 5.2 for one batch. An env is *measured* when it
+/// has count >= 4 and its first count centerline points are finite; the
+/// per-track means and percentiles run over the measured valid envs (0 when
+/// there are none).
+struct BatchStats {
+  std::string generator;  ///< generator name (set by batch_stats(gen, ...))
+  int num_envs = 0;       ///< E
+  int num_valid = 0;      ///< envs with valid = 1
+  int num_measured = 0;   ///< measured valid envs (the sample of the per-track means)
+  double yield = 0.0;     ///< mean(valid) over E
+  double pre_relax_self_intersection_rate =
+      0.0;                         ///< measured envs (valid or not) whose pre-relax chain self-intersects, / E
+  double xpbd_displacement = 0.0;  ///< mean over measured valid envs of mean_i |post_i - pre_i|
+  double mean_length = 0.0;        ///< mean perimeter
+  double mean_compactness = 0.0;
+  double compactness_p10 = 0.0;  ///< percentiles with linear interpolation (numpy's default)
+  double compactness_p50 = 0.0;
+  double compactness_p90 = 0.0;
+  double compactness_degenerate_rate = 0.0;  ///< fraction with compactness > 0.90 (near-circular)
+  bool shape_variety_pass = false;           ///< has valid && degenerate_rate < 0.25 && mean_compactness < 0.90
+  double mean_chicanes = 0.0;
+  double straight_frac = 0.0;    ///< mean straight fraction
+  double peak_curvature = 0.0;   ///< mean per-track peak curvature
+  double lap_time = 0.0;         ///< mean racing-line-proxy lap time
+  double gen_ms_per_call = 0.0;  ///< time per generate() call (ms), as passed in
+};
+
+/// JSON object with the reference's key names (generator, num_envs, num_valid,
+/// num_measured, yield, pre_relax_self_intersection_rate, xpbd_displacement,
+/// mean_length, mean_compactness, compactness_p10/p50/p90,
+/// compactness_degenerate_rate, shape_variety_pass, mean_chicanes, straight_frac,
+/// peak_curvature, lap_time, gen_ms_per_call).
+void to_json(nlohmann::json& j, const BatchStats& s);
+
+namespace detail {
+/// q-th percentile (q in [0, 100]) of `v` with linear interpolation between
+/// closest ranks, as numpy.percentile's default; 0 for an empty sample.
+double percentile(std::vector<double> v, double q);
+}  // namespace detail
+
+/// Computes BatchStats of batches of `num_envs` envs of stride `n_max`; holds two
+/// TrackMetrics (post-relax centerline, pre-relax chain) and the per-env
+/// displacement, all allocated at construction.
+template <class Space = Kokkos::DefaultExecutionSpace>
+class BatchMetrics {
+ public:
+  using execution_space = Space;
+  using memory_space = typename Space::memory_space;
+
+  BatchMetrics(int num_envs, int n_max, MetricsParams params = {}, Space space = Space());
+
+  /// Per-env metrics of `track.center` and of `pre_chain` (the pre-relax
+  /// constant-spacing chain, [E*n_max] with track.count real points per env),
+  /// the per-env displacement, then the batch aggregates (reads results on the
+  /// host: fences the instance). `ms_per_call` is copied into the result.
+  BatchStats compute(const Track<memory_space>& track, const DView<const Vec2f, Space>& pre_chain,
+                     double ms_per_call = 0.0);
+
+  /// Metrics of the relaxed centerline / of the pre-relax chain (last compute()).
+  const TrackMetrics<Space>& post() const { return post_; }
+  const TrackMetrics<Space>& pre() const { return pre_; }
+  /// Per env: mean over i < min(post.num_points, pre.num_points) of
+  /// |post.points_i - pre.points_i| (index-aligned; 0 if no points) [E].
+  const DView<double, Space>& displacement() const { return disp_; }
+
+ private:
+  LaunchContext<Space> ctx_;
+  TrackMetrics<Space> post_;
+  TrackMetrics<Space> pre_;
+  DView<double, Space> disp_;
+};
+
+/// BatchStats of the batch last produced by `gen` (a TrackGenerator: its
+/// track(), buffers().cs_center, config().generator and space()), with
+/// `ms_per_call` the measured time per generate(). Allocates a BatchMetrics per
+/// call; hold one BatchMetrics to measure repeatedly without allocating.
+template <class Generator>
+requires requires(const Generator& g) {
+  g.track();
+  g.buffers().cs_center;
+  g.config().generator;
+}
+BatchStats batch_stats(const Generator& gen, double ms_per_call) {
+  using Space = typename Generator::execution_space;
+  BatchMetrics<Space> m(gen.track().num_envs(), gen.track().n_max(), MetricsParams{}, gen.space());
+  BatchStats s = m.compute(gen.track(), gen.buffers().cs_center, ms_per_call);
+  s.generator = gen.config().generator;
+  return s;
+}
+
+}  // namespace trackgen

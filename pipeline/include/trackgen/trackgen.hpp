@@ -1,0 +1,14 @@
+// TrackGen's public API in one header.
+#pragma once
+
+#include <trackgen/version.hpp>
+
+#include <trackgen/core/config.hpp>
+#include <trackgen/core/errors.hpp>
+#include <trackgen/core/logging.hpp>
+#include <trackgen/core/seeds.hpp>
+#include <trackgen/core/track.hpp>
+#include <trackgen/generators/generator.hpp>
+#include <trackgen/metrics/metrics.hpp>
+#include <trackgen/pipeline/stages.hpp>
+#include <trackgen/pipeline/track_generator.hpp>
