@@ -1,15 +1,27 @@
 // TrackGenerator: the batched track producer (reference section 1.6).
 //
-// Construction validates the config and allocates the Track, every scratch
-// buffer and the [E] seed buffer; generate() copies the current effective seeds
-// in, runs generator -> constant-spacing resample -> relaxation -> inflation and
-// returns a reference to the same Track every call (stable data() pointers).
+// Construction validates the config, allocates the Track, every scratch buffer
+// and the [E] seed buffer, and runs one real warm-up pass (GraphRunner::prepare),
+// so the Track holds the batch of the initial seeds. generate() runs the program
+// seeds -> generator -> constant-spacing resample -> relaxation -> inflation
+// through the producer's GraphRunner and returns a reference to the same Track
+// every call (stable data() pointers).
+//
+// Execution (see exec/graph_runner.hpp): by default (Policy::automatic) the
+// producer's own graph is recorded on the first generate() and replayed after;
+// Policy::eager runs the stages directly; generate(ctx) with a recording context
+// records into the caller's capture (NotCapturableError, before any work, for a
+// generator with HOST stages). Results are bitwise the same on every path.
+//
+// Masked regeneration: generate(mask, advance) regenerates only the envs with
+// mask[e] != 0 (advancing their epochs first when asked); every other env's
+// Track stays bit-identical, and an all-zero mask skips the body on the device.
 #pragma once
 
 #include <trackgen/core/config.hpp>
 #include <trackgen/core/seeds.hpp>
 #include <trackgen/core/track.hpp>
-#include <trackgen/exec/launch_context.hpp>
+#include <trackgen/exec/graph_runner.hpp>
 #include <trackgen/generators/generator.hpp>
 #include <trackgen/pipeline/stages.hpp>
 
@@ -38,6 +50,17 @@ class TrackGenerator {
   /// unchanged seeds return the identical batch.
   const track_type& generate();
 
+  /// Generates on `ctx`: records into it when it is a caller's capture
+  /// (NotCapturableError before any work if the generator has HOST stages),
+  /// otherwise runs under the producer's policy on ctx's instance.
+  const track_type& generate(const LaunchContext<Space>& ctx);
+
+  /// Regenerates only the envs with mask[e] != 0 ([E] int32 View), advancing
+  /// their epochs first when `advance`; all other envs stay bit-identical. The
+  /// body is skipped on the device when the mask is all zero. One self-graph is
+  /// cached per (mask pointer, advance).
+  const track_type& generate(const IntView& mask, bool advance = false);
+
   /// As generate(); throws ConfigError unless `num_envs == config().num_envs`.
   const track_type& generate(int num_envs);
 
@@ -46,22 +69,44 @@ class TrackGenerator {
   const TrackGenConfig& config() const { return config_; }
   SeedState<Space>& seeds() { return seeds_; }
   const Space& space() const { return ctx_.space(); }
-  /// Whether the selected generator is capturable (fixed launch sequence).
-  bool capturable() const { return capturable_; }
+  /// Whether the whole program may be recorded into a caller's capture (the
+  /// generator has no HOST stage).
+  bool capturable() const { return program_.capturable(); }
+  /// Execution policy of generate() (default Policy::automatic: self-graph replay).
+  Policy policy() const { return policy_; }
+  void set_policy(Policy p) { policy_ = p; }
+  /// The producer's runner (its self-graphs, keys, ...).
+  const GraphRunner<Space>& runner() const { return runner_; }
+  /// The producer's program: its stages in order.
+  const Program<Space>& program() const { return program_; }
   /// Pipeline scratch (e.g. the pre-relax constant-spacing chain `cs_center`).
   const PipelineBuffers<Space>& buffers() const { return buffers_; }
   /// Bytes of device memory held by this producer (Track + scratch + generator).
   std::size_t device_bytes() const;
 
  private:
+  /// Emits the work after the seed stage: generator and pipeline stages.
+  void enqueue_body(const LaunchContext<Space>& ctx);
+  /// Builds the program of a full generation.
+  Program<Space> make_program();
+  /// Builds the program of a masked generation.
+  Program<Space> make_masked_program(const IntView& mask, bool advance);
+  /// Runs `program` on ctx under the policy, then the host-side truncation check.
+  const track_type& run(const Program<Space>& program, const LaunchContext<Space>& ctx,
+                        std::optional<GraphKey> key);
+
   TrackGenConfig config_;
   LaunchContext<Space> ctx_;
   SeedState<Space> seeds_;
   IntView seed_buf_;
+  IntView any_flag_;
+  const GeneratorSpec<Space>* spec_;
   std::unique_ptr<Generator<Space>> generator_;
-  bool capturable_ = true;
   PipelineBuffers<Space> buffers_;
   track_type track_;
+  Program<Space> program_;
+  GraphRunner<Space> runner_;
+  Policy policy_ = Policy::automatic;
 };
 
 }  // namespace trackgen

@@ -1,0 +1,214 @@
+// The track pipeline after the generator (reference section 3): constant-spacing
+// resample, relaxation, inflation and validity, as separate stage functions over
+// the preallocated PipelineBuffers, so a benchmark can time each stage and a
+// graph layer can record them.
+//
+// Every stage:
+//  - issues all of its device work through the LaunchContext (one instance);
+//  - allocates nothing and reads nothing back to the host (capturable);
+//  - gives results that do not depend on scheduling: every float is computed by
+//    one thread, and every per-env float reduction runs in a fixed order on one
+//    thread (no float atomics, no float team reductions), so Serial and OpenMP at
+//    any thread count are bitwise identical.
+//
+// Parallelisation (details in pipeline/src/*.cpp): one team per env (team size 1
+// on host spaces, 128 threads on GPUs), one team thread per bead for per-point
+// work (lookups, frames, sweeps, thickness), one thread of the team for the
+// sequential per-env scans (arc-length tables, areas, turning) and reductions.
+// The whole relaxation solve of an env is one team kernel: the sweeps are
+// separated by team barriers, so the env's chain stays in cache across sweeps.
+#pragma once
+
+#include <trackgen/core/config.hpp>
+#include <trackgen/core/track.hpp>
+#include <trackgen/core/views.hpp>
+#include <trackgen/exec/launch_context.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trackgen {
+
+/// Scalar constants every stage derives from a config, computed once on the host.
+/// Products of config fields are evaluated in double from the fields' shortest
+/// decimal representation (the values a Python config holds) and rounded once
+/// to float, as the reference passes host-computed doubles to float32 kernels.
+struct PipelineConstants {
+  float spacing = 0;      ///< arc step of the constant-spacing resample (`spacing` or 0.6 hw)
+  float half_width = 0;   ///< hw
+  float two_hw = 0;       ///< 2 hw (separation band width)
+  float target = 0;       ///< separation target 2 hw (1 + margin)
+  float cache_radius = 0; ///< broadphase radius target (1 + skin)
+  float r_min = 0;        ///< bending radius guard hw (1 + margin)
+  float sep_relax = 0;    ///< sr
+  float spc_relax = 0;    ///< pr
+  float bend_relax = 0;   ///< br
+  float cheby_gamma = 0;  ///< Chebyshev damping gamma
+  float min_thickness = 0;  ///< validity: thickness >= (1 - relax_tol) hw
+  float turning_tol = 0;  ///< validity: ||turn| - 2 pi| <= tol
+  float w_floor = 0;      ///< validity: hw > w_floor
+  float z_base = 0;       ///< flat elevation
+  bool use_cache = false; ///< cached broadphase: relax_sep_cache_slots > 0 and relax_sep_every > 1
+  bool chebyshev = false; ///< relax_accel == "chebyshev"
+};
+
+/// The constants of `config` (see PipelineConstants).
+PipelineConstants pipeline_constants(const TrackGenConfig& config);
+
+/// Chebyshev over-relaxation factors of sweeps relax_cheby_start .. relax_iters-1
+/// (entry j is sweep start + j): 1, 2 / (2 - rho^2), then 4 / (4 - rho^2 w_prev),
+/// computed in double and rounded to float (reference 3.4.3). Empty when
+/// relax_accel is "none" or relax_iters <= relax_cheby_start.
+std::vector<float> chebyshev_schedule(const TrackGenConfig& config);
+
+/// All scratch of the pipeline (reference 3.8), allocated once from a config and
+/// reused by every run. Per-point buffers use the Track's flat stride:
+/// env e owns [e*S, (e+1)*S) with S = N_max (or N = num_points for the generator
+/// output). Labels are "TrackGen::pipeline::<name>".
+///
+/// Differences from the reference's list: no constant width buffer `w` (the
+/// width is the scalar hw, so the width floor is the scalar test hw > w_floor);
+/// no area_a/area_b (the offset areas are summed by one thread per env in
+/// registers); no tan2/nrm2 staging (frames are written straight into the Track);
+/// out2/inn2 exist only when validity_border_check is set; the Chebyshev buffer
+/// and the separation cache only when their mode is on.
+template <class Space>
+class PipelineBuffers {
+ public:
+  using execution_space = Space;
+  using memory_space = typename Space::memory_space;
+  using IntView = DView<std::int32_t, Space>;
+  using FloatView = DView<float, Space>;
+  using Vec2View = DView<Vec2f, Space>;
+  /// [beads, slots], in the space's natural layout (coalesced on GPUs).
+  using CacheView = Kokkos::View<std::int32_t**, memory_space>;
+  using HostIntView = compat::host_mirror_t<IntView>;
+
+  PipelineBuffers() = default;
+
+  /// Allocates everything for `config` (which must be valid) on `space`.
+  explicit PipelineBuffers(const TrackGenConfig& config, const Space& space = Space());
+
+  int num_envs() const { return num_envs_; }
+  int num_points() const { return num_points_; }
+  int n_max() const { return n_max_; }
+  int cache_slots() const { return cache_slots_; }
+
+  /// Throws ConfigError (naming `api`) unless `config` has the shape these buffers
+  /// were allocated for (num_envs, num_points, N_max, relaxation modes).
+  void check(const TrackGenConfig& config, const char* api) const;
+
+  /// Bytes of device memory held by the buffers.
+  std::size_t device_bytes() const;
+
+  // --- generator output (the input of the pipeline)
+  Vec2View gen_centerline;  ///< [E*N] closed loops, N = num_points
+  IntView gen_valid;        ///< [E] generator validity
+
+  // --- constant-spacing resample (3.2.3)
+  Vec2View cs_center;  ///< [E*N_max] constant-spacing chain (pre-relax), NaN padded
+  FloatView arc_s;     ///< [E*(max(N_max, N)+1)] cumulative arc-length tables (shared scan scratch)
+
+  // --- relaxation (3.3, 3.4)
+  IntView band;          ///< [E] separation exclusion band
+  FloatView l0;          ///< [E] rest length perimeter / count
+  Vec2View relaxed;      ///< [E*N_max] relaxation output (buffer A)
+  Vec2View relax_swap;   ///< [E*N_max] ping-pong partner (buffer B, the reference's xpbd_db)
+  Vec2View cheb_prev;    ///< [E*N_max] Chebyshev third buffer (C); empty unless chebyshev
+  FloatView cheby_omega;               ///< device copy of chebyshev_schedule(config)
+  std::vector<float> cheby_omega_host; ///< chebyshev_schedule(config)
+  CacheView sep_cache_idx;   ///< [E*N_max, slots] candidate bead indices; empty without cache
+  IntView sep_cache_count;   ///< [E*N_max] candidates per bead; empty without cache
+  IntView sep_overflow_flag; ///< [E*N_max] 1 if the bead's list overflowed in this solve
+
+  // --- inflation and validity (3.5, 3.6)
+  Vec2View ctr2;     ///< [E*N_max] re-uniformized centerline (2D), NaN padded
+  FloatView seg;     ///< [E*N_max] |c_{i+1} - c_i| per real point
+  FloatView turn;    ///< [E*N_max] wrapped heading change at point i
+  FloatView kappa;   ///< [E*N_max] Menger curvature at point i
+  FloatView th_min;  ///< [E*N_max] min squared non-band distance from point i to points j > i
+  Vec2View out2;     ///< [E*N_max] outer border (2D); empty unless validity_border_check
+  Vec2View inn2;     ///< [E*N_max] inner border (2D); empty unless validity_border_check
+  IntView env_band;  ///< [E] thickness band used by validity
+  IntView env_flip;  ///< [E] 1 if the outer border is c - hw n (else c + hw n)
+
+  /// Host copy of Track::truncated for the facade's truncation warning.
+  HostIntView truncated_host;
+
+ private:
+  int num_envs_ = 0;
+  int num_points_ = 0;
+  int n_max_ = 0;
+  int cache_slots_ = 0;
+  bool chebyshev_ = false;
+  bool border_check_ = false;
+  int relax_iters_ = 0;      // the Chebyshev schedule's inputs
+  int cheby_start_ = 0;
+  float cheby_rho_ = 0.0f;
+};
+
+/// Constant-spacing resample (3.2.3): gen_centerline -> cs_center, track.count
+/// and track.truncated (1 where the track needed more than N_max points).
+/// Kernel "TrackGen::pipeline::resample::constant_spacing".
+template <class Space>
+void resample_constant_spacing(const LaunchContext<Space>& ctx, const TrackGenConfig& config,
+                               PipelineBuffers<Space>& buffers, Track<typename Space::memory_space>& track);
+
+/// Uniform re-parameterization (3.2.2): out[e*n_max + k] = the point at arc
+/// length k * total / count[e] of the closed chain in[e*n_max .. + count[e]),
+/// NaN for k >= count[e] (a chain of one point stays that point). `arc_s` holds
+/// at least E*(n_max+1) floats of scratch. One kernel, labelled `kernel_label`.
+template <class Space>
+void resample_uniform(const LaunchContext<Space>& ctx, const DView<Vec2f, Space>& in,
+                      const DView<std::int32_t, Space>& count, const DView<Vec2f, Space>& out,
+                      const DView<float, Space>& arc_s, int n_max,
+                      const char* kernel_label = "TrackGen::pipeline::resample::uniform");
+
+/// Relaxation setup (3.3): band and L0 per env from cs_center and track.count.
+/// Kernel "TrackGen::pipeline::relax::band_l0".
+template <class Space>
+void relax_setup(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
+                 const Track<typename Space::memory_space>& track);
+
+/// Relaxation solve (3.4): cs_center -> relaxed, and track.sep_overflow (beads of
+/// each env whose broadphase list overflowed at any refresh of this solve; 0
+/// without the cache). Cached broadphase when relax_sep_cache_slots > 0 and
+/// relax_sep_every > 1, else dense separation on sweeps k % relax_sep_every == 0;
+/// Chebyshev or plain Jacobi; then the Taubin tail and the spacing polish.
+/// Padding beads copy through. Needs relax_setup first. Kernel
+/// "TrackGen::pipeline::relax::solve" (one launch for all sweeps).
+template <class Space>
+void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
+                 Track<typename Space::memory_space>& track);
+
+/// relax_setup + relax_solve when relax_enable; otherwise only zeroes
+/// track.sep_overflow (the inflation then reads cs_center).
+template <class Space>
+void relax(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
+           Track<typename Space::memory_space>& track);
+
+/// The chain the inflation reads: `relaxed` if relax_enable, else `cs_center`.
+template <class Space>
+const DView<Vec2f, Space>& relax_output(const TrackGenConfig& config, const PipelineBuffers<Space>& buffers) {
+  return config.relax_enable ? buffers.relaxed : buffers.cs_center;
+}
+
+/// Inflation and validity (3.5, 3.6): re-uniformize the relax output, frames,
+/// arc length (double), winding, offsets (outer = larger |area|, fixed-order
+/// per-env sums), validity, flat lift to Vec3 at z_base. Writes every Track field
+/// except count, truncated and sep_overflow. The thickness test uses relax_band
+/// when it is set (the band the relaxation used; the reference ignored it), else
+/// SEPBAND(perimeter / count, 2 hw) of the final chain. Kernels
+/// "TrackGen::pipeline::inflate::reuniformize" and "TrackGen::pipeline::inflate::frames_offset_validity".
+template <class Space>
+void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
+             Track<typename Space::memory_space>& track);
+
+/// resample_constant_spacing -> relax -> inflate (everything after the generator).
+template <class Space>
+void run_pipeline(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
+                  Track<typename Space::memory_space>& track);
+
+}  // namespace trackgen

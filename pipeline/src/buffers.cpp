@@ -1,0 +1,182 @@
+// PipelineBuffers (reference 3.8), the host-side constants of the stages and the
+// Chebyshev schedule.
+#include "pipeline_detail.hpp"
+
+#include <trackgen/core/errors.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string>
+
+namespace trackgen {
+namespace {
+
+/// The double a Python config would hold for the float field value `f`: the
+/// shortest decimal that round-trips to `f`, read back as a double (0.1f ->
+/// 0.1, not 0.100000001490116).
+double decimal(float f) {
+  if (!std::isfinite(f)) return static_cast<double>(f);
+  char buf[64];
+  const auto w = std::to_chars(buf, buf + sizeof(buf), f);
+  double d = static_cast<double>(f);
+  std::from_chars(buf, w.ptr, d);
+  return d;
+}
+
+template <class V>
+std::size_t bytes(const V& v) {
+  return v.span() * sizeof(typename V::value_type);
+}
+
+}  // namespace
+
+PipelineConstants pipeline_constants(const TrackGenConfig& c) {
+  const double hw = decimal(c.half_width);
+  const double margin = decimal(c.relax_margin);
+  const double target = 2.0 * hw * (1.0 + margin);
+  PipelineConstants k;
+  k.spacing = c.spacing ? *c.spacing : static_cast<float>(0.6 * hw);
+  k.half_width = c.half_width;
+  k.two_hw = static_cast<float>(2.0 * hw);
+  k.target = static_cast<float>(target);
+  k.cache_radius = static_cast<float>(target * (1.0 + decimal(c.relax_sep_cache_skin)));
+  k.r_min = static_cast<float>(hw * (1.0 + margin));
+  k.sep_relax = c.relax_sep_relax;
+  k.spc_relax = c.relax_spc_relax;
+  k.bend_relax = c.relax_bend_relax;
+  k.cheby_gamma = c.relax_cheby_gamma;
+  k.min_thickness = static_cast<float>((1.0 - decimal(c.relax_tol)) * hw);
+  k.turning_tol = c.turning_tol;
+  k.w_floor = c.w_floor;
+  k.z_base = c.z_base;
+  k.use_cache = c.relax_sep_cache_slots > 0 && c.relax_sep_every > 1;
+  k.chebyshev = c.relax_accel == "chebyshev";
+  return k;
+}
+
+std::vector<float> chebyshev_schedule(const TrackGenConfig& c) {
+  std::vector<float> w;
+  if (c.relax_accel != "chebyshev" || c.relax_iters <= c.relax_cheby_start) return w;
+  const double rho2 = decimal(c.relax_cheby_rho) * decimal(c.relax_cheby_rho);
+  double prev = 1.0;
+  for (int j = 0; j < c.relax_iters - c.relax_cheby_start; ++j) {
+    const double omega = j == 0 ? 1.0 : (j == 1 ? 2.0 / (2.0 - rho2) : 4.0 / (4.0 - rho2 * prev));
+    w.push_back(static_cast<float>(omega));
+    prev = omega;
+  }
+  return w;
+}
+
+template <class Space>
+PipelineBuffers<Space>::PipelineBuffers(const TrackGenConfig& c, const Space& space)
+    : num_envs_(c.num_envs),
+      num_points_(c.num_points),
+      n_max_(c.N_max),
+      cache_slots_(pipeline_constants(c).use_cache ? c.relax_sep_cache_slots : 0),
+      chebyshev_(c.relax_accel == "chebyshev"),
+      border_check_(c.validity_border_check),
+      relax_iters_(c.relax_iters),
+      cheby_start_(c.relax_cheby_start),
+      cheby_rho_(c.relax_cheby_rho) {
+  const char* api = "trackgen::PipelineBuffers";
+  if (num_envs_ < 1) throw ConfigError(std::string(api) + ": num_envs must be >= 1, got " + std::to_string(num_envs_));
+  if (num_points_ < 2) {
+    throw ConfigError(std::string(api) + ": num_points must be >= 2, got " + std::to_string(num_points_));
+  }
+  if (n_max_ < 1) throw ConfigError(std::string(api) + ": N_max must be >= 1, got " + std::to_string(n_max_));
+
+  const std::size_t E = static_cast<std::size_t>(num_envs_);
+  const std::size_t M = E * static_cast<std::size_t>(n_max_);
+  const std::size_t scan = E * (static_cast<std::size_t>(std::max(n_max_, num_points_)) + 1);
+
+  // Zero-initialized on `space` (view_alloc with the instance), then the point
+  // buffers are NaN-filled: every buffer is fully rewritten by each run, so this
+  // only makes a never-run pipeline read as "no track".
+  auto vec2 = [&](Vec2View& v, const char* name, std::size_t n) {
+    v = Vec2View(Kokkos::view_alloc(space, label("pipeline", name)), n);
+    Kokkos::deep_copy(space, v, nan2());
+  };
+  auto flt = [&](FloatView& v, const char* name, std::size_t n) {
+    v = FloatView(Kokkos::view_alloc(space, label("pipeline", name)), n);
+  };
+  auto i32 = [&](IntView& v, const char* name, std::size_t n) {
+    v = IntView(Kokkos::view_alloc(space, label("pipeline", name)), n);
+  };
+
+  vec2(gen_centerline, "gen_centerline", E * static_cast<std::size_t>(num_points_));
+  i32(gen_valid, "gen_valid", E);
+  vec2(cs_center, "cs_center", M);
+  flt(arc_s, "arc_s", scan);
+
+  i32(band, "band", E);
+  flt(l0, "L0", E);
+  vec2(relaxed, "relaxed", M);
+  vec2(relax_swap, "relax_swap", M);
+  if (chebyshev_) vec2(cheb_prev, "cheb_prev", M);
+  cheby_omega_host = chebyshev_schedule(c);
+  flt(cheby_omega, "cheby_omega", cheby_omega_host.size());
+  {
+    auto h = Kokkos::create_mirror_view(cheby_omega);
+    for (std::size_t j = 0; j < cheby_omega_host.size(); ++j) h(j) = cheby_omega_host[j];
+    Kokkos::deep_copy(space, cheby_omega, h);
+    space.fence();  // `h` dies at the end of this scope
+  }
+  if (cache_slots_ > 0) {
+    sep_cache_idx = CacheView(Kokkos::view_alloc(space, label("pipeline", "sep_cache_idx")), M,
+                              static_cast<std::size_t>(cache_slots_));
+    i32(sep_cache_count, "sep_cache_count", M);
+    i32(sep_overflow_flag, "sep_overflow_flag", M);
+  }
+
+  vec2(ctr2, "ctr2", M);
+  flt(seg, "seg", M);
+  flt(turn, "turn", M);
+  flt(kappa, "kappa", M);
+  flt(th_min, "th_min", M);
+  if (border_check_) {
+    vec2(out2, "out2", M);
+    vec2(inn2, "inn2", M);
+  }
+  i32(env_band, "env_band", E);
+  i32(env_flip, "env_flip", E);
+
+  truncated_host = HostIntView(label("pipeline", "truncated_host"), E);
+  space.fence();
+}
+
+template <class Space>
+void PipelineBuffers<Space>::check(const TrackGenConfig& c, const char* api) const {
+  auto fail = [&](const char* field, long long got, long long want) {
+    throw ConfigError(std::string(api) + ": config." + field + " = " + std::to_string(got) +
+                      " does not match the PipelineBuffers, allocated for " + std::to_string(want));
+  };
+  if (c.num_envs != num_envs_) fail("num_envs", c.num_envs, num_envs_);
+  if (c.num_points != num_points_) fail("num_points", c.num_points, num_points_);
+  if (c.N_max != n_max_) fail("N_max", c.N_max, n_max_);
+  const int slots = pipeline_constants(c).use_cache ? c.relax_sep_cache_slots : 0;
+  if (slots != cache_slots_) fail("relax_sep_cache_slots (effective)", slots, cache_slots_);
+  if ((c.relax_accel == "chebyshev") != chebyshev_) {
+    fail("relax_accel == \"chebyshev\"", c.relax_accel == "chebyshev", chebyshev_);
+  }
+  if (c.validity_border_check != border_check_) fail("validity_border_check", c.validity_border_check, border_check_);
+  if (chebyshev_ && (c.relax_iters != relax_iters_ || c.relax_cheby_start != cheby_start_ ||
+                     c.relax_cheby_rho != cheby_rho_)) {
+    throw ConfigError(std::string(api) +
+                      ": config.relax_iters / relax_cheby_start / relax_cheby_rho differ from the ones the "
+                      "PipelineBuffers' Chebyshev schedule was built for");
+  }
+}
+
+template <class Space>
+std::size_t PipelineBuffers<Space>::device_bytes() const {
+  return bytes(gen_centerline) + bytes(gen_valid) + bytes(cs_center) + bytes(arc_s) + bytes(band) + bytes(l0) +
+         bytes(relaxed) + bytes(relax_swap) + bytes(cheb_prev) + bytes(cheby_omega) + bytes(sep_cache_idx) +
+         bytes(sep_cache_count) + bytes(sep_overflow_flag) + bytes(ctr2) + bytes(seg) + bytes(turn) + bytes(kappa) +
+         bytes(th_min) + bytes(out2) + bytes(inn2) + bytes(env_band) + bytes(env_flip);
+}
+
+#define TRACKGEN_INSTANTIATE_BUFFERS(S) template class PipelineBuffers<S>;
+TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_BUFFERS)
+
+}  // namespace trackgen

@@ -1,0 +1,206 @@
+// TrackGenerator (reference 1.6).
+#include <trackgen/core/errors.hpp>
+#include <trackgen/core/logging.hpp>
+#include <trackgen/exec/ops.hpp>
+#include <trackgen/pipeline/track_generator.hpp>
+
+#include "pipeline_detail.hpp"
+
+#include <string>
+
+namespace trackgen {
+namespace {
+
+/// Validates `config` for a TrackGenerator fed by `seed_envs` per-env seeds.
+/// Runs first in the constructor's initializer list, so nothing is allocated
+/// when it throws.
+template <class Space>
+TrackGenConfig checked_config(const TrackGenConfig& config, std::size_t seed_envs) {
+  const std::string api = "trackgen::TrackGenerator";
+  config.validate(available_generators<Space>());
+  if (config.z_profile != "flat") {
+    throw ConfigError(api + ": z_profile \"" + config.z_profile +
+                      "\" is not implemented by the track pipeline yet; only \"flat\" is");
+  }
+  if (seed_envs != static_cast<std::size_t>(config.num_envs)) {
+    throw ConfigError(api + ": seeds.num_envs() = " + std::to_string(seed_envs) + " must equal config.num_envs = " +
+                      std::to_string(config.num_envs));
+  }
+  return config;
+}
+
+template <class V>
+std::size_t bytes(const V& v) {
+  return v.span() * sizeof(typename V::value_type);
+}
+
+template <class M>
+std::size_t track_bytes(const Track<M>& t) {
+  return bytes(t.outer) + bytes(t.center) + bytes(t.inner) + bytes(t.tangent) + bytes(t.normal) + bytes(t.arclen) +
+         bytes(t.length) + bytes(t.valid) + bytes(t.count) + bytes(t.winding) + bytes(t.truncated) +
+         bytes(t.sep_overflow);
+}
+
+/// The pipeline's single host read: logs a warning when some track needed more
+/// than N_max points. Runs after the pipeline, outside it; a graph executor
+/// skips this step while capturing (it reads device data on the host).
+template <class Space, class HostView>
+void warn_if_truncated(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track,
+                       const HostView& host, int n_max) {
+  Kokkos::deep_copy(ctx.space(), host, track.truncated);
+  ctx.fence();
+  int n = 0;
+  std::string first;
+  for (std::size_t e = 0; e < host.extent(0); ++e) {
+    if (host(e) == 0) continue;
+    if (n < 8) first += (n ? ", " : "") + std::to_string(e);
+    ++n;
+  }
+  if (n == 0) return;
+  log::warn("TrackGenerator::generate: " + std::to_string(n) + " of " + std::to_string(host.extent(0)) +
+            " tracks needed more than N_max = " + std::to_string(n_max) +
+            " points and were truncated (they are nearly always invalid); envs " + first + (n > 8 ? ", ..." : "") +
+            ". Raise N_max (>= max perimeter / spacing + 1) or the spacing.");
+}
+
+}  // namespace
+
+template <class Space>
+TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, SeedState<Space> seeds, Space space)
+    : config_(checked_config<Space>(config, static_cast<std::size_t>(seeds.num_envs()))),
+      ctx_(std::move(space)),
+      seeds_(std::move(seeds)),
+      seed_buf_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "seed_buf")), config_.num_envs),
+      any_flag_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "mask_any")), 1),
+      spec_(&get_generator<Space>(config_.generator)),
+      generator_(spec_->make(config_, ctx_.space())),
+      buffers_(config_, ctx_.space()),
+      track_(config_.num_envs, config_.N_max),
+      program_(make_program()),
+      runner_(config_.generator) {
+  runner_.prepare(program_, ctx_);
+}
+
+template <class Space>
+TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, const IntView& seeds, Space space)
+    : config_(checked_config<Space>(config, seeds.extent(0))),
+      ctx_(std::move(space)),
+      seeds_(seeds, /*copy=*/false, ctx_.space()),
+      seed_buf_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "seed_buf")), config_.num_envs),
+      any_flag_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "mask_any")), 1),
+      spec_(&get_generator<Space>(config_.generator)),
+      generator_(spec_->make(config_, ctx_.space())),
+      buffers_(config_, ctx_.space()),
+      track_(config_.num_envs, config_.N_max),
+      program_(make_program()),
+      runner_(config_.generator) {
+  runner_.prepare(program_, ctx_);
+}
+
+template <class Space>
+void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
+  generator_->generate(ctx, seed_buf_, buffers_.gen_centerline, buffers_.gen_valid);
+  resample_constant_spacing(ctx, config_, buffers_, track_);
+  relax(ctx, config_, buffers_, track_);
+  inflate(ctx, config_, buffers_, track_);
+}
+
+template <class Space>
+Program<Space> TrackGenerator<Space>::make_program() {
+  Program<Space> p("TrackGenerator:" + config_.generator);
+  Stage<Space> seeds;
+  seeds.id = "seeds";
+  seeds.reads = {buffer("seeds", seeds_.seeds()), buffer("epoch", seeds_.epoch())};
+  seeds.writes = {buffer("seed_buf", seed_buf_)};
+  seeds.enqueue = [this](const LaunchContext<Space>& ctx) { seeds_.effective(ctx, seed_buf_); };
+  p.add(std::move(seeds));
+  Stage<Space> body;
+  body.id = "generate:" + config_.generator;
+  body.capture = spec_->capture;
+  body.reads = {buffer("seed_buf", seed_buf_)};
+  body.writes = {buffer("center", track_.center), buffer("outer", track_.outer), buffer("inner", track_.inner),
+                 buffer("valid", track_.valid), buffer("count", track_.count)};
+  body.enqueue = [this](const LaunchContext<Space>& ctx) { enqueue_body(ctx); };
+  p.add(std::move(body));
+  return p;
+}
+
+template <class Space>
+Program<Space> TrackGenerator<Space>::make_masked_program(const IntView& mask, bool advance) {
+  Program<Space> p("TrackGenerator:" + config_.generator + ":masked");
+  Stage<Space> sel;
+  sel.id = "mask";
+  sel.reads = {buffer("mask", mask)};
+  sel.writes = {buffer("epoch", seeds_.epoch()), buffer("mask_any", any_flag_)};
+  sel.enqueue = [this, mask, advance](const LaunchContext<Space>& ctx) {
+    if (advance) seeds_.advance(ctx, mask);
+    ops::any_set(ctx, mask, any_flag_);
+  };
+  p.add(std::move(sel));
+  Stage<Space> body;
+  body.id = "generate:" + config_.generator;
+  body.capture = spec_->capture;
+  body.reads = {buffer("mask", mask), buffer("mask_any", any_flag_)};
+  body.writes = {buffer("seed_buf", seed_buf_), buffer("center", track_.center), buffer("valid", track_.valid)};
+  body.enqueue = [this, mask](const LaunchContext<Space>& ctx) {
+    // Unmasked envs keep the effective seed their output was built from, so the
+    // full-batch body recomputes them bit-identically.
+    ctx.skip_unless(any_flag_, [&](const LaunchContext<Space>& c) {
+      seeds_.effective(c, seed_buf_, mask);
+      enqueue_body(c);
+    });
+  };
+  p.add(std::move(body));
+  return p;
+}
+
+template <class Space>
+const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::run(const Program<Space>& program,
+                                                                            const LaunchContext<Space>& ctx,
+                                                                            std::optional<GraphKey> key) {
+  detail::ProfilingRegion region("TrackGen::TrackGenerator::generate");
+  const typename GraphRunner<Space>::SerialScope serial;
+  runner_.run(program, ctx, {policy_, std::move(key), false});
+  if (!ctx.capturing()) {
+    // Host step after the program (never recorded): the truncation warning.
+    warn_if_truncated(ctx, track_, buffers_.truncated_host, config_.N_max);
+  }
+  return track_;
+}
+
+template <class Space>
+const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate() {
+  return run(program_, ctx_, std::nullopt);
+}
+
+template <class Space>
+const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate(const LaunchContext<Space>& ctx) {
+  return run(program_, ctx, std::nullopt);
+}
+
+template <class Space>
+const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate(const IntView& mask, bool advance) {
+  seeds_.check_mask(mask);
+  const GraphKey key{reinterpret_cast<std::uintptr_t>(mask.data()), advance ? 1u : 0u};
+  return run(make_masked_program(mask, advance), ctx_, key);
+}
+
+template <class Space>
+const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate(int num_envs) {
+  if (num_envs != config_.num_envs) {
+    throw ConfigError("trackgen::TrackGenerator::generate: num_envs = " + std::to_string(num_envs) +
+                      " differs from config.num_envs = " + std::to_string(config_.num_envs) +
+                      " (the batch is fixed at construction; build another TrackGenerator for another size)");
+  }
+  return generate();
+}
+
+template <class Space>
+std::size_t TrackGenerator<Space>::device_bytes() const {
+  return track_bytes(track_) + buffers_.device_bytes() + bytes(seed_buf_) + bytes(any_flag_) + (generator_ ? generator_->device_bytes() : 0);
+}
+
+#define TRACKGEN_INSTANTIATE_TRACK_GENERATOR(S) template class TrackGenerator<S>;
+TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_TRACK_GENERATOR)
+
+}  // namespace trackgen

@@ -1,0 +1,166 @@
+// The chained stages: determinism across backends and thread counts, repeat
+// runs, buffer checks, labels.
+#include "test_pipeline_support.hpp"
+
+#include <trackgen/core/errors.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+using trackgen::Vec2f;
+namespace tt = trackgen::test;
+
+/// A nontrivial batch: every hand-made shape plus wobbly loops of several sizes.
+std::vector<tt::Loop> mixed_batch(int envs, int n) {
+  std::vector<tt::Loop> loops;
+  for (int e = 0; e < envs; ++e) {
+    switch (e % 6) {
+      case 0: loops.push_back(tt::pinched(n, 1.0 + 0.05 * e, 0.05)); break;
+      case 1: loops.push_back(tt::square(n, 0.8 + 0.01 * e)); break;
+      case 2: loops.push_back(tt::figure_eight(n, 1.0)); break;
+      case 3: loops.push_back(tt::circle(n, 0.6 + 0.02 * e, e % 4 == 3)); break;
+      default: loops.push_back(tt::wobbly(n, 0.9, 0.25, 3 + e % 5, 0.1 * e)); break;
+    }
+  }
+  return loops;
+}
+
+/// Everything a run produces: the Track and the intermediate chains.
+struct RunOutput {
+  tt::HostTrack track;
+  std::vector<Vec2f> cs_center, relaxed;
+  bool operator==(const RunOutput& o) const {
+    return track.bitwise_equal(o.track) && tt::bitwise_equal(cs_center, o.cs_center) &&
+           tt::bitwise_equal(relaxed, o.relaxed);
+  }
+};
+
+template <class Space>
+RunOutput run_batch(const trackgen::TrackGenConfig& cfg, int repeats = 1) {
+  tt::StageRig<Space> rig(cfg);
+  rig.load(mixed_batch(cfg.num_envs, cfg.num_points));
+  for (int r = 0; r < repeats; ++r) rig.run();
+  return {rig.host(), rig.cs_center(), rig.relaxed()};
+}
+
+std::vector<trackgen::TrackGenConfig> mode_configs() {
+  std::vector<trackgen::TrackGenConfig> v;
+  auto base = tt::stage_config(24);
+  v.push_back(base);  // cached + chebyshev
+  auto dense = base;
+  dense.relax_sep_cache_slots = 0;
+  dense.relax_sep_every = 1;
+  v.push_back(dense);
+  auto cadenced = base;
+  cadenced.relax_sep_cache_slots = 0;
+  cadenced.relax_accel = "none";
+  cadenced.validity_border_check = true;
+  v.push_back(cadenced);
+  auto small = base;
+  small.relax_sep_cache_slots = 3;  // overflowing cache
+  small.relax_iters = 37;
+  small.relax_cheby_start = 5;
+  small.relax_band = 4;
+  v.push_back(small);
+  return v;
+}
+
+}  // namespace
+
+#if defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP)
+TEST_CASE("pipeline: Serial and OpenMP give bitwise identical results", "[pipeline][determinism]") {
+  // The suite runs with 1 and 2 OpenMP threads (TRACKGEN_TEST_THREADS), so this
+  // compares Serial with both thread counts.
+  INFO("OpenMP threads: " << Kokkos::OpenMP::concurrency());
+  int m = 0;
+  for (const auto& cfg : mode_configs()) {
+    INFO("config " << m++);
+    const RunOutput serial = run_batch<Kokkos::Serial>(cfg);
+    const RunOutput openmp = run_batch<Kokkos::OpenMP>(cfg);
+    CHECK(serial == openmp);
+    // The batch is not trivial: valid and invalid envs, real relaxation work.
+    int valid = 0;
+    for (int v : serial.track.valid) valid += v;
+    CHECK(valid > 0);
+    CHECK(valid < cfg.num_envs);
+    CHECK_FALSE(tt::bitwise_equal(serial.cs_center, serial.relaxed));
+  }
+}
+#endif
+
+TEMPLATE_TEST_CASE("pipeline: repeated runs give the identical batch", "[pipeline][determinism]",
+                   TRACKGEN_TEST_SPACES) {
+  const auto cfg = mode_configs()[0];
+  CHECK(run_batch<TestType>(cfg, 1) == run_batch<TestType>(cfg, 3));
+}
+
+TEMPLATE_TEST_CASE("pipeline: stages refuse a config the buffers were not built for", "[pipeline]",
+                   TRACKGEN_TEST_SPACES) {
+  auto cfg = tt::stage_config(2);
+  tt::StageRig<TestType> rig(cfg);
+  auto other = cfg;
+  other.N_max = 100;
+  CHECK_THROWS_AS(trackgen::resample_constant_spacing(rig.ctx, other, rig.buffers, rig.track), trackgen::ConfigError);
+  other = cfg;
+  other.num_envs = 3;
+  CHECK_THROWS_AS(trackgen::relax_solve(rig.ctx, other, rig.buffers, rig.track), trackgen::ConfigError);
+  other = cfg;
+  other.relax_sep_cache_slots = 0;
+  CHECK_THROWS_AS(trackgen::relax_solve(rig.ctx, other, rig.buffers, rig.track), trackgen::ConfigError);
+  other = cfg;
+  other.relax_iters = 60;
+  CHECK_THROWS_AS(trackgen::relax_solve(rig.ctx, other, rig.buffers, rig.track), trackgen::ConfigError);
+  other = cfg;
+  other.validity_border_check = true;
+  CHECK_THROWS_AS(trackgen::inflate(rig.ctx, other, rig.buffers, rig.track), trackgen::ConfigError);
+  typename tt::StageRig<TestType>::track_type wrong(2, 100);
+  CHECK_THROWS_AS(trackgen::run_pipeline(rig.ctx, cfg, rig.buffers, wrong), trackgen::ConfigError);
+  other = cfg;
+  other.relax_enable = false;
+  typename tt::StageRig<TestType>::track_type fewer(1, cfg.N_max);
+  CHECK_THROWS_AS(trackgen::relax(rig.ctx, other, rig.buffers, fewer), trackgen::ConfigError);
+}
+
+TEMPLATE_TEST_CASE("pipeline: buffers are allocated per mode and labelled", "[pipeline]", TRACKGEN_TEST_SPACES) {
+  auto cfg = tt::stage_config(4);
+  trackgen::PipelineBuffers<TestType> full(cfg);
+  CHECK(full.cs_center.label() == "TrackGen::pipeline::cs_center");
+  CHECK(full.gen_centerline.extent(0) == 4u * 256u);
+  CHECK(full.cs_center.extent(0) == 4u * 384u);
+  CHECK(full.sep_cache_idx.extent(0) == 4u * 384u);
+  CHECK(full.sep_cache_idx.extent(1) == 16u);
+  CHECK(full.cheb_prev.extent(0) == 4u * 384u);
+  CHECK(full.out2.extent(0) == 0u);
+  CHECK(full.cheby_omega.extent(0) == 42u);
+  cfg.relax_sep_every = 1;  // dense: no cache
+  cfg.relax_accel = "none";
+  cfg.validity_border_check = true;
+  trackgen::PipelineBuffers<TestType> lean(cfg);
+  CHECK(lean.sep_cache_idx.extent(0) == 0u);
+  CHECK(lean.cheb_prev.extent(0) == 0u);
+  CHECK(lean.out2.extent(0) == 4u * 384u);
+  CHECK(lean.device_bytes() < full.device_bytes());
+  CHECK(full.device_bytes() > 4u * 384u * 8u * 3u);
+}
+
+TEST_CASE("pipeline constants: reference float32 values", "[pipeline]") {
+  const trackgen::TrackGenConfig cfg;
+  const auto k = trackgen::pipeline_constants(cfg);
+  CHECK(k.spacing == 0.06f);
+  CHECK(k.target == 0.23f);
+  CHECK(k.r_min == 0.115f);
+  CHECK(k.cache_radius == Approx(0.345f).epsilon(1e-7));
+  CHECK(k.min_thickness == 0.098f);
+  CHECK(k.two_hw == 0.2f);
+  CHECK(k.use_cache);
+  CHECK(k.chebyshev);
+  auto c2 = cfg;
+  c2.relax_sep_every = 1;
+  CHECK_FALSE(trackgen::pipeline_constants(c2).use_cache);
+  c2 = cfg;
+  c2.spacing = 0.07f;
+  CHECK(trackgen::pipeline_constants(c2).spacing == 0.07f);
+}

@@ -1,0 +1,164 @@
+// Relaxation (reference 3.3, 3.4) on hand-made loops.
+#include "test_pipeline_support.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace {
+
+using trackgen::Vec2f;
+namespace tt = trackgen::test;
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("relaxation setup: band and L0", "[pipeline][relax]", TRACKGEN_TEST_SPACES) {
+  for (const bool override_band : {false, true}) {
+    auto cfg = tt::stage_config(3);
+    if (override_band) cfg.relax_band = 7;
+    tt::StageRig<TestType> rig(cfg);
+    rig.load({tt::circle(256, 1.0), tt::circle(256, 0.3), tt::Loop(256, Vec2f{1.0f, 1.0f})});
+    rig.resample();
+    trackgen::relax_setup(rig.ctx, rig.config, rig.buffers, rig.track);
+    rig.ctx.fence();
+    const auto band = tt::to_vector(rig.buffers.band);
+    const auto l0 = tt::to_vector(rig.buffers.l0);
+    const auto count = rig.count();
+    const auto cs = rig.cs_center();
+    for (int e = 0; e < 2; ++e) {
+      const double want = tt::perimeter(cs.data() + e * cfg.N_max, count[e]) / count[e];
+      CHECK(l0[e] == Approx(want).epsilon(1e-6));
+      // SEPBAND(L0, 2 hw) = round(0.2 / ~0.06) = 3
+      CHECK(band[e] == (override_band ? 7 : 3));
+    }
+    CHECK(count[2] == 0);
+    CHECK(std::isnan(l0[2]));
+    CHECK(band[2] == (override_band ? 7 : 1));
+  }
+}
+
+TEST_CASE("Chebyshev schedule: exact omega values", "[pipeline][relax]") {
+  trackgen::TrackGenConfig cfg;
+  const auto w = trackgen::chebyshev_schedule(cfg);
+  REQUIRE(w.size() == static_cast<std::size_t>(cfg.relax_iters - cfg.relax_cheby_start));  // 42
+  const double rho2 = 0.98 * 0.98;
+  double prev = 2.0 / (2.0 - rho2);
+  CHECK(w[0] == 1.0f);
+  CHECK(w[1] == static_cast<float>(2.0 / (2.0 - rho2)));
+  CHECK(w[1] == Approx(1.923817).epsilon(1e-6));
+  for (std::size_t j = 2; j < w.size(); ++j) {
+    const double omega = 4.0 / (4.0 - rho2 * prev);
+    CHECK(w[j] == static_cast<float>(omega));
+    prev = omega;
+  }
+  // Converges to 2 / (1 + sqrt(1 - rho^2)).
+  CHECK(w.back() == Approx(2.0 / (1.0 + std::sqrt(1.0 - rho2))).epsilon(1e-4));
+  cfg.relax_accel = "none";
+  CHECK(trackgen::chebyshev_schedule(cfg).empty());
+  cfg.relax_accel = "chebyshev";
+  cfg.relax_iters = 8;
+  CHECK(trackgen::chebyshev_schedule(cfg).empty());
+}
+
+TEMPLATE_TEST_CASE("relaxation keeps a circle a circle", "[pipeline][relax]", TRACKGEN_TEST_SPACES) {
+  for (const char* accel : {"chebyshev", "none"}) {
+    auto cfg = tt::stage_config(2);
+    cfg.relax_accel = accel;
+    tt::StageRig<TestType> rig(cfg);
+    rig.load({tt::circle(256, 1.0), tt::circle(256, 0.5, false, 3.0, -1.0)});
+    rig.resample();
+    rig.relax_all();
+    const auto count = rig.count();
+    const auto out = rig.relaxed();
+    for (int e = 0; e < 2; ++e) {
+      const double r0 = e == 0 ? 1.0 : 0.5;
+      for (int i = 0; i < count[e]; ++i) {
+        const Vec2f p = out[static_cast<std::size_t>(e) * cfg.N_max + i];
+        const double r = std::hypot(p.x - (e == 0 ? 0.0 : 3.0), p.y - (e == 0 ? 0.0 : -1.0));
+        // The spacing constraint redistributes the closing gap of the chain
+        // along it, which leaves a shallow bump, well under the road width.
+        CHECK(r == Approx(r0).margin(0.15 * cfg.half_width));
+      }
+      // Spacing equalized: every chord close to L0.
+      const double l0 = tt::perimeter(out.data() + e * cfg.N_max, count[e]) / count[e];
+      for (int i = 0; i < count[e]; ++i) {
+        const std::size_t b = static_cast<std::size_t>(e) * cfg.N_max;
+        CHECK(tt::dist(out[b + i], out[b + (i + 1) % count[e]]) == Approx(l0).margin(2e-3));
+      }
+      // Padding beads copy through (NaN).
+      for (int i = count[e]; i < cfg.N_max; ++i) CHECK(std::isnan(out[static_cast<std::size_t>(e) * cfg.N_max + i].x));
+    }
+    CHECK(tt::to_vector(rig.track.sep_overflow) == std::vector<int>{0, 0});
+  }
+}
+
+TEMPLATE_TEST_CASE("relaxation separates a pinched loop", "[pipeline][relax]", TRACKGEN_TEST_SPACES) {
+  struct Mode {
+    const char* name;
+    int slots, sep_every;
+    const char* accel;
+  };
+  for (const Mode m : {Mode{"cached", 16, 20, "chebyshev"}, Mode{"dense", 0, 1, "chebyshev"},
+                       Mode{"dense, plain Jacobi", 0, 1, "none"}}) {
+    INFO("mode " << m.name);
+    auto cfg = tt::stage_config(1);
+    cfg.relax_sep_cache_slots = m.slots;
+    cfg.relax_sep_every = m.sep_every;
+    cfg.relax_accel = m.accel;
+    tt::StageRig<TestType> rig(cfg);
+    const tt::Loop loop = tt::pinched(256);
+    rig.load({loop});
+    rig.resample();
+    const int n = rig.count()[0];
+    const auto cs = rig.cs_center();
+    const int band = 3;
+    REQUIRE(tt::min_nonadjacent(cs.data(), n, band) < 1.3 * cfg.half_width);  // the waist before
+    rig.relax_all();
+    const auto out = rig.relaxed();
+    CHECK(tt::min_nonadjacent(out.data(), n, band) >= 1.96 * cfg.half_width);
+    // The solver aims at 2 hw (1 + margin) (intentional overshoot, reference 3.4.6).
+    CHECK(tt::min_nonadjacent(out.data(), n, band) >= 2.0 * cfg.half_width);
+  }
+}
+
+TEMPLATE_TEST_CASE("relaxation: broadphase cache overflow is surfaced per env", "[pipeline][relax]",
+                   TRACKGEN_TEST_SPACES) {
+  // On a circle at spacing ~0.06, every bead has 4 candidates outside the band
+  // (index distance 4 and 5 on both sides) within target * 1.5 = 0.345; beads
+  // next to the shorter closing gap have 5 or 6 at the first refresh.
+  for (const int slots : {2, 8, 16}) {
+    auto cfg = tt::stage_config(2);
+    cfg.relax_sep_cache_slots = slots;
+    tt::StageRig<TestType> rig(cfg);
+    rig.load({tt::circle(256, 1.0), tt::circle(256, 0.7)});
+    rig.resample();
+    rig.relax_all();
+    const auto count = rig.count();
+    const auto ovf = tt::to_vector(rig.track.sep_overflow);
+    const auto cache_count = tt::to_vector(rig.buffers.sep_cache_count);
+    if (slots < 4) {
+      CHECK(ovf[0] == count[0]);
+      CHECK(ovf[1] == count[1]);
+    } else {
+      CHECK(ovf == std::vector<int>{0, 0});
+    }
+    for (int i = 0; i < count[0]; ++i) CHECK(cache_count[i] == std::min(slots, 4));
+    for (int i = count[0]; i < cfg.N_max; ++i) CHECK(cache_count[i] == 0);
+  }
+}
+
+TEMPLATE_TEST_CASE("relaxation disabled: cs_center goes straight to inflation", "[pipeline][relax]",
+                   TRACKGEN_TEST_SPACES) {
+  auto cfg = tt::stage_config(1);
+  cfg.relax_enable = false;
+  tt::StageRig<TestType> rig(cfg);
+  rig.load({tt::pinched(256)});
+  rig.run();
+  const auto h = rig.host();
+  CHECK(h.sep_overflow[0] == 0);
+  const auto cs = rig.cs_center();
+  // The re-uniformized center moves the constant-spacing beads along the chain
+  // by less than one step (it only spreads the closing gap).
+  for (int i = 0; i < h.count[0]; ++i) CHECK(tt::dist(tt::xy(h.center[i]), cs[i]) < cfg.resolved_spacing());
+  CHECK(h.valid[0] == 0);  // the waist is too narrow without relaxation
+}
