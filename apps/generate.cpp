@@ -17,6 +17,7 @@ struct GenerateOptions {
   BatchOptions batch;
   std::string out = "out";
   int repeat = 3;
+  std::string policy = "graph";
 };
 
 constexpr int default_envs = 64;
@@ -25,6 +26,7 @@ template <class Space>
 void run_generate(const GenerateOptions& o) {
   const TrackGenConfig config = make_config(o.batch, default_envs);
   TrackGenerator<Space> gen(config, SeedState<Space>(config.num_envs, o.batch.seed));
+  gen.set_policy(o.policy == "eager" ? Policy::eager : Policy::automatic);
   std::vector<double> ms;
   for (int r = 0; r < std::max(o.repeat, 1); ++r) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -61,8 +63,8 @@ void run_generate(const GenerateOptions& o) {
   std::sort(ms.begin(), ms.end());
   const int E = t.num_envs();
   std::printf("trackgen generate: %s, E=%d, seed=%d\n", config.generator.c_str(), E, o.batch.seed);
-  std::printf("  backend        %s (concurrency %d), Kokkos %d\n", b.backend.c_str(),
-              compat::concurrency(gen.space()), KOKKOS_VERSION);
+  std::printf("  backend        %s (concurrency %d), Kokkos %d, policy %s\n", b.backend.c_str(),
+              compat::concurrency(gen.space()), KOKKOS_VERSION, o.policy.c_str());
   std::printf("  yield          %.4f (%d / %d valid, %d truncated)\n", double(valid) / E, valid, E, truncated);
   std::printf("  mean length    %.3f\n", valid ? len / valid : 0.0);
   std::printf("  compactness    %.3f (median of valid)\n", compact.empty() ? 0.0 : compact[compact.size() / 2]);
@@ -80,6 +82,10 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "output folder (default: out)");
   cmd->add_option("--repeat", o->repeat, "timed generate() calls; the summary shows the median (default: 3)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--policy", o->policy,
+                  "graph: replay the producer's own graph (recorded on the first call); eager: run the stages "
+                  "directly (default: graph)")
+      ->check(CLI::IsMember({"graph", "eager"}));
   return {cmd, [o] { with_backend(o->batch.backend, [&]<class Space>() { run_generate<Space>(*o); }); }};
 }
 

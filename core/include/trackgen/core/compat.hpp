@@ -126,3 +126,103 @@ KOKKOS_INLINE_FUNCTION void atomic_inc(T* p) {
 
 }  // namespace compat
 }  // namespace trackgen
+
+// ---------------------------------------------------------------------------
+// Sorting inside a team. Kokkos 3.4 has no Kokkos::Experimental::sort_team; Kokkos
+// Kernels 3.4 has the same team bitonic sort (TeamBitonicSort), which
+// sort_team later became. Both are unstable: sort composite keys (sort_key) when
+// equal keys must keep their order.
+#if TRACKGEN_KOKKOS_MODERN
+#include <Kokkos_Sort.hpp>
+#else
+#include <KokkosKernels_Sorting.hpp>
+#endif
+
+#include <cstdint>
+#include <cstring>
+
+namespace trackgen::compat {
+
+/// Sorts values[0..n) ascending, cooperatively by the whole team `member`
+/// (bitonic sort: O(n log^2 n) comparisons, n/2 per step spread over the team's
+/// threads and vector lanes). `values` must be memory every thread of the team
+/// can access (the env's slice of a global View, or team scratch). Every thread
+/// of the team must call it with the same arguments. It barriers the team
+/// before (so that values written by other threads are visible) and after (so
+/// that the sorted values are). Kokkos Kernels' TeamBitonicSort on Kokkos < 4,
+/// Kokkos::Experimental::sort_team on an unmanaged View on Kokkos >= 4.
+template <class Member>
+KOKKOS_INLINE_FUNCTION void team_sort(const Member& member, std::uint64_t* values, int n) {
+  member.team_barrier();
+#if TRACKGEN_KOKKOS_MODERN
+  using memory_space = typename Member::execution_space::memory_space;
+  Kokkos::View<std::uint64_t*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> v(values,
+                                                                                        static_cast<std::size_t>(n));
+  Kokkos::Experimental::sort_team(member, v);
+#else
+  KokkosKernels::Impl::TeamBitonicSort<int, std::uint64_t, Member>(values, n, member);
+#endif
+  member.team_barrier();
+}
+
+/// Order-preserving map of a float onto uint32: a < b (as floats) iff
+/// float_order_bits(a) < float_order_bits(b). -0.0 is read as +0.0 (they compare
+/// equal as floats, so they must tie). NaNs map above +inf (positive payloads)
+/// or below -inf (negative ones); keys here are never NaN.
+KOKKOS_INLINE_FUNCTION std::uint32_t float_order_bits(float key) {
+  if (key == 0.0f) key = 0.0f;  // -0 -> +0
+  std::uint32_t u = 0;
+  memcpy(&u, &key, sizeof(u));
+  return (u & 0x80000000u) != 0u ? ~u : (u | 0x80000000u);
+}
+
+/// Composite sort key: the order-preserving bits of `key` in the high 32 bits,
+/// `index` (>= 0) in the low 32. Sorting these ascending with any (unstable)
+/// sort gives exactly the STABLE ascending sort by `key` of the items
+/// 0, 1, 2, ...: equal keys keep their index order, and the index is recovered
+/// with sort_key_index.
+KOKKOS_INLINE_FUNCTION std::uint64_t sort_key(float key, int index) {
+  return (static_cast<std::uint64_t>(float_order_bits(key)) << 32) | static_cast<std::uint32_t>(index);
+}
+
+/// The index stored in a sort_key.
+KOKKOS_INLINE_FUNCTION int sort_key_index(std::uint64_t k) { return static_cast<int>(k & 0xFFFFFFFFu); }
+
+}  // namespace trackgen::compat
+
+namespace trackgen::compat {
+
+/// RAII: lets the calling thread issue work on Kokkos::OpenMP while it holds the
+/// caller's serialization lock. Kokkos 3.4's OpenMP backend keeps its instance in
+/// a thread-local pointer set only on the thread that initialized Kokkos, so a
+/// std::thread cannot dispatch at all; under a lock that serializes every
+/// dispatch, the thread adopts that instance for the duration. The first scope
+/// opened on the initializing thread records it (TrackGen opens one in every
+/// producer's constructor). A no-op on Kokkos >= 4 and without OpenMP.
+class OpenMPThreadScope {
+ public:
+#if defined(KOKKOS_ENABLE_OPENMP) && !TRACKGEN_KOKKOS_MODERN
+  OpenMPThreadScope() : previous_(Kokkos::Impl::t_openmp_instance) {
+    if (previous_ != nullptr) {
+      master() = previous_;
+    } else {
+      Kokkos::Impl::t_openmp_instance = master();
+    }
+  }
+  ~OpenMPThreadScope() { Kokkos::Impl::t_openmp_instance = previous_; }
+
+ private:
+  static Kokkos::Impl::OpenMPExec*& master() {
+    static Kokkos::Impl::OpenMPExec* m = nullptr;
+    return m;
+  }
+  Kokkos::Impl::OpenMPExec* previous_;
+#else
+  OpenMPThreadScope() = default;
+#endif
+ public:
+  OpenMPThreadScope(const OpenMPThreadScope&) = delete;
+  OpenMPThreadScope& operator=(const OpenMPThreadScope&) = delete;
+};
+
+}  // namespace trackgen::compat

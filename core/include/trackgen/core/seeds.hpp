@@ -31,17 +31,30 @@ KOKKOS_INLINE_FUNCTION constexpr std::int32_t expand_seed(std::int32_t k, std::i
 }
 
 namespace detail {
-/// epoch[e] = mode == 1 ? epoch[e] + 1 : 0, for all envs or where mask[e] != 0.
-/// (A free function: nvcc refuses device lambdas in private member functions.)
-template <class Space, class IntView>
-void update_epoch(const Space& space, const IntView& epoch, const IntView& mask, int mode) {
-  const bool masked = mask.data() != nullptr;
-  Kokkos::parallel_for(
-      mode == 1 ? "TrackGen::seeds::advance" : "TrackGen::seeds::reset_epoch",
-      Kokkos::RangePolicy<Space>(space, 0, epoch.extent(0)), KOKKOS_LAMBDA(const int e) {
-        if (!masked || mask(e) != 0) epoch(e) = mode == 1 ? epoch(e) + 1 : 0;
-      });
-}
+/// The subset of LaunchContext that SeedState needs, on a plain instance: what
+/// the methods without a context use (SeedState lives below the exec layer).
+template <class Space>
+struct DirectLauncher {
+  Space instance;
+  const Space& space() const { return instance; }
+  template <class F>
+  void for_each(const std::string& name, std::size_t n, const F& f) const {
+    Kokkos::parallel_for(name, Kokkos::RangePolicy<Space>(instance, 0, n), f);
+  }
+  template <class D, class S>
+  void copy(const D& dst, const S& src) const {
+    Kokkos::deep_copy(instance, dst, src);
+  }
+  template <class V, class T>
+  void fill(const V& v, const T& value) const {
+    Kokkos::deep_copy(instance, v, value);
+  }
+};
+
+/// A launch context: anything with space(), for_each(), copy() and fill()
+/// (trackgen::LaunchContext, DirectLauncher).
+template <class C>
+concept Launcher = requires(const C& c) { c.space(); };
 }  // namespace detail
 
 /// Per-env base seeds plus a per-env epoch that only changes on the device, the
@@ -103,15 +116,39 @@ class SeedState {
     }
   }
 
-  /// epoch[e] += 1 for every env, or only where mask[e] != 0.
-  void advance(const IntView& mask = IntView()) const { update_epoch(mask, 1); }
+  /// epoch[e] += 1 for every env, or only where mask[e] != 0. The overloads
+  /// taking a launch context `ctx` (a trackgen::LaunchContext) issue the work
+  /// through it, so it can be recorded into a graph; the others use the state's
+  /// own instance.
+  void advance(const IntView& mask = IntView()) const { advance(launcher(), mask); }
+  template <detail::Launcher Ctx>
+  void advance(const Ctx& ctx, const IntView& mask = IntView()) const {
+    if (mask.data() != nullptr) check_mask(mask);
+    auto ep = epoch_;
+    const bool masked = mask.data() != nullptr;
+    ctx.for_each("TrackGen::seeds::advance", epoch_.extent(0), KOKKOS_LAMBDA(const int e) {
+      if (!masked || mask(e) != 0) ep(e) += 1;
+    });
+  }
 
   /// epoch[e] = 0 for every env, or only where mask[e] != 0.
-  void reset_epoch(const IntView& mask = IntView()) const { update_epoch(mask, 0); }
+  void reset_epoch(const IntView& mask = IntView()) const { reset_epoch(launcher(), mask); }
+  template <detail::Launcher Ctx>
+  void reset_epoch(const Ctx& ctx, const IntView& mask = IntView()) const {
+    if (mask.data() != nullptr) check_mask(mask);
+    auto ep = epoch_;
+    const bool masked = mask.data() != nullptr;
+    ctx.for_each("TrackGen::seeds::reset_epoch", epoch_.extent(0), KOKKOS_LAMBDA(const int e) {
+      if (!masked || mask(e) != 0) ep(e) = 0;
+    });
+  }
 
   /// Writes new base seeds into an owned state and zeroes those envs' epochs:
-  /// all envs from an [E] View, or seeds[i] into env ids[i] (duplicate ids race).
-  void set(const IntView& seeds, const IntView& ids = IntView()) const {
+  /// all envs from an [E] View, or seeds[i] into env ids[i] (duplicate ids race;
+  /// ids outside [0, E) are ignored).
+  void set(const IntView& seeds, const IntView& ids = IntView()) const { set(launcher(), seeds, ids); }
+  template <detail::Launcher Ctx>
+  void set(const Ctx& ctx, const IntView& seeds, const IntView& ids = IntView()) const {
     if (bound_) {
       throw ConfigError(
           "trackgen::SeedState::set: the seeds are bound to a caller's View; write that View, or build the "
@@ -122,8 +159,8 @@ class SeedState {
         throw ConfigError("trackgen::SeedState::set: seeds must have extent " + std::to_string(num_envs()) +
                           ", got " + std::to_string(seeds.extent(0)));
       }
-      Kokkos::deep_copy(space_, seeds_, seeds);
-      Kokkos::deep_copy(space_, epoch_, 0);
+      ctx.copy(seeds_, seeds);
+      ctx.fill(epoch_, std::int32_t(0));
       return;
     }
     if (ids.extent(0) != seeds.extent(0)) {
@@ -133,19 +170,20 @@ class SeedState {
     auto dst = seeds_;
     auto ep = epoch_;
     const int n = num_envs();
-    Kokkos::parallel_for(
-        "TrackGen::seeds::set", Kokkos::RangePolicy<Space>(space_, 0, ids.extent(0)), KOKKOS_LAMBDA(const int i) {
-          const int e = ids(i);
-          if (e >= 0 && e < n) {
-            dst(e) = seeds(i);
-            ep(e) = 0;
-          }
-        });
+    ctx.for_each("TrackGen::seeds::set", ids.extent(0), KOKKOS_LAMBDA(const int i) {
+      const int e = ids(i);
+      if (e >= 0 && e < n) {
+        dst(e) = seeds(i);
+        ep(e) = 0;
+      }
+    });
   }
 
   /// Writes the effective seed of every env (or only of masked envs, leaving the
   /// other entries of `out` untouched) into the [E] View `out`.
-  void effective(const IntView& out, const IntView& mask = IntView()) const {
+  void effective(const IntView& out, const IntView& mask = IntView()) const { effective(launcher(), out, mask); }
+  template <detail::Launcher Ctx>
+  void effective(const Ctx& ctx, const IntView& out, const IntView& mask = IntView()) const {
     if (out.extent(0) != seeds_.extent(0)) {
       throw ConfigError("trackgen::SeedState::effective: out must have extent " + std::to_string(num_envs()) +
                         ", got " + std::to_string(out.extent(0)));
@@ -154,17 +192,13 @@ class SeedState {
     auto s = seeds_;
     auto ep = epoch_;
     const bool masked = mask.data() != nullptr;
-    Kokkos::parallel_for(
-        "TrackGen::seeds::effective", Kokkos::RangePolicy<Space>(space_, 0, num_envs()), KOKKOS_LAMBDA(const int e) {
-          if (!masked || mask(e) != 0) out(e) = effective_seed(s(e), ep(e));
-        });
+    ctx.for_each("TrackGen::seeds::effective", seeds_.extent(0), KOKKOS_LAMBDA(const int e) {
+      if (!masked || mask(e) != 0) out(e) = effective_seed(s(e), ep(e));
+    });
   }
 
  private:
-  void update_epoch(const IntView& mask, int mode) const {
-    if (mask.data() != nullptr) check_mask(mask);
-    detail::update_epoch(space_, epoch_, mask, mode);
-  }
+  detail::DirectLauncher<Space> launcher() const { return {space_}; }
 
   Space space_;
   IntView seeds_;

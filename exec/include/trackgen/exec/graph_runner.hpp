@@ -10,13 +10,17 @@
 //    other stages from its own graph.
 //
 // Graphs are HostGraphs on host spaces. A runner is single-writer: one producer
-// must not run from two threads at once; distinct producers are independent.
+// must not run from two threads at once. Distinct producers may be used from
+// distinct threads: on host spaces their runs are serialized by a per-space lock
+// (serial_lock()), because Kokkos' host backends do not accept parallel
+// dispatches from two threads at once.
 #pragma once
 
 #include <trackgen/core/logging.hpp>
 #include <trackgen/exec/program.hpp>
 
 #include <map>
+#include <mutex>
 #include <optional>
 
 namespace trackgen {
@@ -45,6 +49,22 @@ class GraphRunner {
   /// `name` labels error messages and warnings.
   explicit GraphRunner(std::string name = "producer") : name_(std::move(name)) {}
 
+  /// The lock a call must hold while it issues work on a host space (a no-op
+  /// lock on device spaces, whose instances are independent streams).
+  /// Reentrant; run() and prepare() take it themselves.
+  static std::unique_lock<std::recursive_mutex> serial_lock() {
+    static std::recursive_mutex m;
+    if constexpr (host_accessible_v<Space>) return std::unique_lock(m);
+    return std::unique_lock<std::recursive_mutex>();
+  }
+
+  /// serial_lock() plus, on Kokkos 3.4 OpenMP, adoption of the OpenMP instance
+  /// by the calling thread (compat::OpenMPThreadScope) while the lock is held.
+  struct SerialScope {
+    std::unique_lock<std::recursive_mutex> lock = serial_lock();
+    compat::OpenMPThreadScope adopt;
+  };
+
   const std::string& name() const { return name_; }
 
   /// Whether prepare() ran.
@@ -56,6 +76,7 @@ class GraphRunner {
     if (ctx.capturing()) {
       throw CaptureError("trackgen::GraphRunner::prepare (" + name_ + "): the context is recording a graph");
     }
+    const SerialScope serial;
     program.enqueue(ctx.unrolled());
     ctx.space().fence();
     prepared_ = true;
@@ -79,6 +100,7 @@ class GraphRunner {
       program.enqueue(ctx);
       return;
     }
+    const SerialScope serial;
     if (opt.key && !prepared_) {
       throw CaptureError("trackgen::GraphRunner::run (" + name_ + "): a keyed self-graph needs prepare() first");
     }

@@ -50,6 +50,10 @@ struct GeneratorSpec {
   std::function<std::unique_ptr<Generator<Space>>(const TrackGenConfig& config, const Space& space)> make;
   /// Fixed launch sequence with no host reads (recordable into a graph).
   bool capturable = true;
+  /// How the generator stage may run in a graph: STATIC (fixed launches),
+  /// BOUNDED (bounded_loop with an on-device `active` flag) or HOST (host reads;
+  /// then `capturable` must be false).
+  CaptureClass capture = CaptureClass::STATIC;
 };
 
 /// Registers `spec`. Throws ConfigError if the name is empty, the factory is

@@ -1,0 +1,208 @@
+// TrackGenerator through the execution layer: policies, recording into a
+// caller's capture, HOST generators, masked regeneration with epochs, and two
+// producers on two threads.
+#include "test_pipeline_support.hpp"
+
+#include <trackgen/trackgen.hpp>
+
+#include <thread>
+
+namespace {
+
+using namespace trackgen;
+namespace tt = trackgen::test;
+
+TrackGenConfig small_config(const std::string& generator, int envs = 12) {
+  TrackGenConfig c;
+  c.generator = generator;
+  c.num_envs = envs;
+  return c;
+}
+
+/// The built-in generators cheap enough to run several times per test.
+std::vector<std::string> fast_generators() {
+  std::vector<std::string> names;
+  for (const auto& n : builtin_generator_names()) {
+    if (n != "repulsive") names.push_back(n);
+  }
+  return names;
+}
+
+/// Rows of env e of every per-point field, and its per-env fields.
+bool env_equal(const tt::HostTrack& a, int ea, const tt::HostTrack& b, int eb) {
+  const auto rows = [](const auto& v, int e, int n) {
+    return std::vector<std::decay_t<decltype(v[0])>>(v.begin() + std::size_t(e) * n, v.begin() + std::size_t(e + 1) * n);
+  };
+  const int n = a.n_max;
+  return tt::bitwise_equal(rows(a.center, ea, n), rows(b.center, eb, n)) &&
+         tt::bitwise_equal(rows(a.outer, ea, n), rows(b.outer, eb, n)) &&
+         tt::bitwise_equal(rows(a.inner, ea, n), rows(b.inner, eb, n)) &&
+         tt::bitwise_equal(rows(a.arclen, ea, n), rows(b.arclen, eb, n)) && a.valid[ea] == b.valid[eb] &&
+         a.count[ea] == b.count[eb] && a.length[ea] == b.length[eb];
+}
+
+/// A user generator with a HOST stage: it reads the seeds on the host and
+/// writes circles whose radius depends on the seed.
+template <class Space>
+class HostCircleGenerator : public Generator<Space> {
+ public:
+  using typename Generator<Space>::IntView;
+  using typename Generator<Space>::Vec2View;
+  explicit HostCircleGenerator(const TrackGenConfig& c)
+      : n_(c.num_points), seeds_h_("seeds_h", c.num_envs), pts_h_("pts_h", std::size_t(c.num_envs) * c.num_points) {}
+  void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out,
+                const IntView& valid) override {
+    auto h = ctx.host();
+    h.readback(seeds, seeds_h_);
+    for (std::size_t e = 0; e < seeds_h_.extent(0); ++e) {
+      const float r = 0.5f + 0.01f * float(seeds_h_(e) % 7);
+      for (int i = 0; i < n_; ++i) {
+        const float a = 2.0f * geom::pi_f * float(i) / float(n_);
+        pts_h_(e * n_ + i) = Vec2f{r * std::cos(a), r * std::sin(a)};
+      }
+    }
+    h.upload(out, pts_h_);
+    ctx.fill(valid, std::int32_t(1));
+  }
+
+ private:
+  int n_;
+  Kokkos::View<std::int32_t*, Kokkos::HostSpace> seeds_h_;
+  Kokkos::View<Vec2f*, Kokkos::HostSpace> pts_h_;
+};
+
+template <class Space>
+void register_host_circle() {
+  static bool done = false;
+  if (done) return;
+  GeneratorSpec<Space> spec;
+  spec.name = "test-host-circle";
+  spec.capturable = false;
+  spec.capture = CaptureClass::HOST;
+  spec.make = [](const TrackGenConfig& c, const Space&) { return std::make_unique<HostCircleGenerator<Space>>(c); };
+  register_generator<Space>(spec);
+  done = true;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("TrackGenerator: graph replay equals the eager run bitwise for every generator", "[exec][pipeline]",
+                   TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  for (const auto& name : fast_generators()) {
+    INFO("generator " << name);
+    const auto cfg = small_config(name);
+    TrackGenerator<Space> eager(cfg, SeedState<Space>(cfg.num_envs, 5));
+    eager.set_policy(Policy::eager);
+    const auto ref = tt::HostTrack::from(eager.generate());
+    CHECK(eager.runner().graph_for() == nullptr);
+
+    TrackGenerator<Space> graph(cfg, SeedState<Space>(cfg.num_envs, 5));
+    graph.generate();
+    const auto g1 = tt::HostTrack::from(graph.generate());
+    REQUIRE(graph.runner().graph_for() != nullptr);
+    CHECK(graph.runner().graph_for()->launch_nodes() > 5);
+    CHECK(g1.bitwise_equal(ref));
+  }
+}
+
+TEMPLATE_TEST_CASE("TrackGenerator: recording into a caller's capture reads live seeds at replay", "[exec][pipeline]",
+                   TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  const auto cfg = small_config("bezier", 8);
+  DView<std::int32_t, Space> seeds("seeds", cfg.num_envs);
+  Kokkos::deep_copy(seeds, 3);
+  TrackGenerator<Space> tg(cfg, seeds);
+  HostGraph caller;
+  tg.generate(LaunchContext<Space>::capture(caller));
+  CHECK(caller.launch_nodes() > 5);
+
+  Kokkos::deep_copy(seeds, 42);  // the graph must read the new seeds when replayed
+  caller.replay();
+  const auto replayed = tt::HostTrack::from(tg.track());
+
+  DView<std::int32_t, Space> seeds42("seeds42", cfg.num_envs);
+  Kokkos::deep_copy(seeds42, 42);
+  TrackGenerator<Space> fresh(cfg, seeds42);
+  CHECK(replayed.bitwise_equal(tt::HostTrack::from(fresh.generate())));
+}
+
+TEMPLATE_TEST_CASE("TrackGenerator: a HOST generator refuses a caller's capture and runs segmented",
+                   "[exec][pipeline]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  register_host_circle<Space>();
+  const auto cfg = small_config("test-host-circle", 6);
+  TrackGenerator<Space> tg(cfg, SeedState<Space>(cfg.num_envs, 0));
+  CHECK_FALSE(tg.capturable());
+  const auto before = tt::HostTrack::from(tg.track());
+  HostGraph caller;
+  try {
+    tg.generate(LaunchContext<Space>::capture(caller));
+    FAIL("expected NotCapturableError");
+  } catch (const NotCapturableError& e) {
+    CHECK(e.stage_ids() == std::vector<std::string>{"generate:test-host-circle"});
+  }
+  CHECK(caller.size() == 0);
+  CHECK(tt::HostTrack::from(tg.track()).bitwise_equal(before));
+
+  const auto& t = tg.generate();  // segmented: the seeds stage from its graph, the HOST stage eagerly
+  const auto segs = tg.runner().segment_graphs_for();
+  REQUIRE(segs.size() == 2);
+  CHECK(segs[0] != nullptr);
+  CHECK(segs[1] == nullptr);
+  const auto h = tt::HostTrack::from(t);
+  for (int e = 0; e < cfg.num_envs; ++e) CHECK(h.valid[e] == 1);
+}
+
+TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration keeps unmasked envs and matches effective seeds",
+                   "[exec][pipeline]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  for (const Policy policy : {Policy::automatic, Policy::eager}) {
+    const auto cfg = small_config("bezier", 10);
+    TrackGenerator<Space> tg(cfg, SeedState<Space>(cfg.num_envs, 100));
+    tg.set_policy(policy);
+    const auto before = tt::HostTrack::from(tg.generate());
+
+    const std::vector<std::int32_t> mask_h{0, 1, 0, 0, 1, 0, 0, 0, 0, 1};
+    const auto mask = tt::to_device<Space>(mask_h, "mask");
+    const DView<std::int32_t, Space> zero("zero", cfg.num_envs);
+
+    // An all-zero mask changes nothing (the body is skipped).
+    CHECK(tt::HostTrack::from(tg.generate(zero, true)).bitwise_equal(before));
+
+    tg.generate(mask, /*advance=*/true);
+    const auto after1 = tt::HostTrack::from(tg.generate(mask, true));  // epochs now 2 for masked envs
+    const auto epochs = tt::to_vector(tg.seeds().epoch());
+    for (int e = 0; e < cfg.num_envs; ++e) CHECK(epochs[e] == 2 * mask_h[e]);
+
+    // Regenerated envs equal a fresh generation at effective_seed(seed, epoch).
+    std::vector<std::int32_t> eff(cfg.num_envs);
+    for (int e = 0; e < cfg.num_envs; ++e) eff[e] = effective_seed(100 + e, epochs[e]);
+    TrackGenerator<Space> fresh(cfg, tt::to_device<Space>(eff, "eff"));
+    const auto ref = tt::HostTrack::from(fresh.generate());
+    for (int e = 0; e < cfg.num_envs; ++e) {
+      INFO("env " << e);
+      CHECK(env_equal(after1, e, mask_h[e] ? ref : before, e));
+    }
+    // A full generate() afterwards uses the same (seed, epoch) pairs.
+    CHECK(tt::HostTrack::from(tg.generate()).bitwise_equal(ref));
+  }
+}
+
+TEST_CASE("TrackGenerator: two producers on two threads", "[exec][pipeline]") {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  const auto cfg = small_config("polar", 16);
+  TrackGenerator<Space> a(cfg, SeedState<Space>(cfg.num_envs, 1)), b(cfg, SeedState<Space>(cfg.num_envs, 2));
+  const auto ref_a = tt::HostTrack::from(a.generate());
+  const auto ref_b = tt::HostTrack::from(b.generate());
+  std::thread ta([&] {
+    for (int i = 0; i < 5; ++i) a.generate();
+  });
+  std::thread tb([&] {
+    for (int i = 0; i < 5; ++i) b.generate();
+  });
+  ta.join();
+  tb.join();
+  CHECK(tt::HostTrack::from(a.track()).bitwise_equal(ref_a));
+  CHECK(tt::HostTrack::from(b.track()).bitwise_equal(ref_b));
+}
