@@ -80,4 +80,8 @@ Command add_generate_command(CLI::App& app);
 /// `trackgen metrics`: the quality table (reference 5.2) of one or all generators.
 Command add_metrics_command(CLI::App& app);
 
+/// `trackgen bench`: the scaling benchmark (tracks/s over batch sizes, thread
+/// counts and execution policies; JSON lines and an SVG chart).
+Command add_bench_command(CLI::App& app);
+
 }  // namespace trackgen::app

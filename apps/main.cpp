@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "host threads of the OpenMP backend (default: Kokkos' choice)")
       ->check(CLI::NonNegativeNumber);
   std::vector<trackgen::app::Command> commands{trackgen::app::add_generate_command(app),
-                                               trackgen::app::add_metrics_command(app)};
+                                               trackgen::app::add_metrics_command(app),
+                                               trackgen::app::add_bench_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

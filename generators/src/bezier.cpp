@@ -64,13 +64,14 @@ void bezier_style(const LaunchContext<Space>& ctx, const std::string& label, con
       });
 }
 
-/// Steps 1-3 fused, thread per env: corner count (seed * 6151), all P corners
-/// (seed * 9781), prune to m and stable angle sort; slots >= m NaN.
+/// Steps 1-2 fused, thread per env: corner count (seed * 6151, clamped to
+/// [1, P]) and all P corners (seed * 9781) into `raw`, in draw order. Step 3
+/// (prune and stable angle sort) is the shared team kernel sort_by_angle.
 template <class Space>
 void bezier_corners(const LaunchContext<Space>& ctx, const std::string& label, const BezierParams& p,
                     const DView<std::int32_t, Space>& seeds, const DView<float, Space>& style_scale,
-                    const DView<std::int32_t, Space>& count, const DView<Vec2f, Space>& corners,
-                    const DView<std::int32_t, Space>& used, const DView<float, Space>& keys) {
+                    const DView<std::int32_t, Space>& count, const DView<Vec2f, Space>& raw,
+                    const DView<std::int32_t, Space>& used) {
   const int P = p.num_slots, min_num = p.min_num_points, nc = p.num_cells;
   const float cell = p.cell_size, const_scale = p.scale[0];
   const bool styled = p.styled;
@@ -82,8 +83,8 @@ void bezier_corners(const LaunchContext<Space>& ctx, const std::string& label, c
         std::uint32_t st = stream(seed, salt::bezier_corners);
         const float scale = styled ? style_scale(e) : const_scale;
         const std::size_t base = e * static_cast<std::size_t>(P);
-        sample_grid_corners(st, P, nc, cell, scale, used.data() + base, corners.data() + base);
-        count(e) = angle_sort_prune(corners.data() + base, keys.data() + base, m, P);
+        sample_grid_corners(st, P, nc, cell, scale, used.data() + base, raw.data() + base);
+        count(e) = kmath::clamp(m, 1, P);
       });
 }
 
@@ -186,9 +187,10 @@ BezierGenerator<Space>::BezierGenerator(const TrackGenConfig& config, const Spac
   style_scale_ = gen_view<float>(space, g, "style_scale", S);
   style_clamp_ = gen_view<float>(space, g, "style_clamp", S);
   count_ = gen_view<std::int32_t>(space, g, "count", E);
+  raw_ = gen_view<Vec2f>(space, g, "raw_corners", E * P);
   corners_ = gen_view<Vec2f>(space, g, "corners", E * P);
   used_ = gen_view<std::int32_t>(space, g, "used", E * P);
-  keys_ = gen_view<float>(space, g, "keys", E * P);
+  keys_ = gen_view<std::uint64_t>(space, g, "keys", E * P);
   tangents_ = gen_view<Vec2f>(space, g, "tangents", E * P);
   lmin_ = gen_view<float>(space, g, "lmin", E * P);
   dense_ = gen_view<Vec2f>(space, g, "dense", E * M);
@@ -210,7 +212,8 @@ void BezierGenerator<Space>::generate(const LaunchContext<Space>& ctx, const Int
   Kokkos::Profiling::pushRegion("TrackGen::generators::bezier");
   const std::string& x = prefix_;
   if (p_.styled) bezier_style(ctx, x + "style", p_, seeds, style_rad_, style_scale_, style_clamp_);
-  bezier_corners(ctx, x + "corners", p_, seeds, style_scale_, count_, corners_, used_, keys_);
+  bezier_corners(ctx, x + "corners", p_, seeds, style_scale_, count_, raw_, used_);
+  sort_by_angle(ctx, x + "sort", count_, raw_, keys_, corners_, p_.num_slots);
   bezier_tangents(ctx, x + "tangents", p_, count_, corners_, tangents_, lmin_);
   bezier_assemble(ctx, x + "assemble", p_, style_rad_, style_clamp_, count_, corners_, tangents_, lmin_, dense_);
   arc_resample(ctx, x, dense_, out_centerline, p_.num_points, arc_);
@@ -224,9 +227,10 @@ void BezierGenerator<Space>::generate(const LaunchContext<Space>& ctx, const Int
 template <class Space>
 std::size_t BezierGenerator<Space>::device_bytes() const {
   std::size_t b = arc_.bytes();
-  for (const auto* v : {&style_rad_, &style_scale_, &style_clamp_, &keys_, &lmin_}) b += v->span() * sizeof(float);
+  for (const auto* v : {&style_rad_, &style_scale_, &style_clamp_, &lmin_}) b += v->span() * sizeof(float);
+  b += keys_.span() * sizeof(std::uint64_t);
   for (const auto* v : {&count_, &used_, &crossers_}) b += v->span() * sizeof(std::int32_t);
-  for (const auto* v : {&corners_, &tangents_, &dense_, &poly_}) b += v->span() * sizeof(Vec2f);
+  for (const auto* v : {&raw_, &corners_, &tangents_, &dense_, &poly_}) b += v->span() * sizeof(Vec2f);
   return b;
 }
 

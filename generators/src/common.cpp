@@ -92,17 +92,20 @@ void arc_impl(const LaunchContext<Space>& ctx, const std::string& scan_label, co
       });
 }
 
-// XCOUNT, `count` of extent 0 meaning n points per env.
+// XCOUNT, `count` of extent 0 meaning n points per env, `active` of extent 0
+// meaning every env (otherwise inactive envs get 0).
 template <class Space>
-void xcount_impl(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
-                 int n, const DView<std::int32_t, Space>& count, const DView<std::int32_t, Space>& out_count) {
+void xcount_impl(const LaunchContext<Space>& ctx, const std::string& label, const DView<Vec2f, Space>& pts, int stride,
+                 int n, const DView<std::int32_t, Space>& count, const DView<std::int32_t, Space>& active,
+                 const DView<std::int32_t, Space>& out_count) {
   using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
   const bool fixed = count.extent(0) == 0;
+  const bool all = active.extent(0) == 0;
   const std::size_t S = static_cast<std::size_t>(stride);
   ctx.for_each_team(
-      prefix + "xcount", static_cast<int>(out_count.extent(0)), 0, KOKKOS_LAMBDA(const member_type& team) {
+      label, static_cast<int>(out_count.extent(0)), 0, KOKKOS_LAMBDA(const member_type& team) {
         const int e = team.league_rank();
-        const int ne = fixed ? n : count(e);
+        const int ne = (!all && active(e) <= 0) ? 0 : (fixed ? n : count(e));
         const Vec2f* p = pts.data() + static_cast<std::size_t>(e) * S;
         int total = 0;
         Kokkos::parallel_reduce(
@@ -131,13 +134,76 @@ void arc_resample_selected(const LaunchContext<Space>& ctx, const std::string& p
 template <class Space>
 void xcount(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
             int n, const DView<std::int32_t, Space>& out_count) {
-  impl::xcount_impl(ctx, prefix, pts, stride, n, DView<std::int32_t, Space>(), out_count);
+  impl::xcount_impl(ctx, prefix + "xcount", pts, stride, n, DView<std::int32_t, Space>(), DView<std::int32_t, Space>(),
+                    out_count);
 }
 
 template <class Space>
 void xcount(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
             const DView<std::int32_t, Space>& count, const DView<std::int32_t, Space>& out_count) {
-  impl::xcount_impl(ctx, prefix, pts, stride, 0, count, out_count);
+  impl::xcount_impl(ctx, prefix + "xcount", pts, stride, 0, count, DView<std::int32_t, Space>(), out_count);
+}
+
+template <class Space>
+void xcount_selected(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts,
+                     int stride, int n, const DView<std::int32_t, Space>& active,
+                     const DView<std::int32_t, Space>& out_count) {
+  impl::xcount_impl(ctx, prefix + "xcount_selected", pts, stride, n, DView<std::int32_t, Space>(), active, out_count);
+}
+
+template <class Space>
+void sort_by_angle(const LaunchContext<Space>& ctx, const std::string& label, const DView<std::int32_t, Space>& count,
+                   const DView<Vec2f, Space>& raw, const DView<std::uint64_t, Space>& keys,
+                   const DView<Vec2f, Space>& sorted, int stride) {
+  using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
+  const std::size_t S = static_cast<std::size_t>(stride);
+  ctx.for_each_team(
+      label, static_cast<int>(count.extent(0)), 0, KOKKOS_LAMBDA(const member_type& team) {
+        const std::size_t base = static_cast<std::size_t>(team.league_rank()) * S;
+        const int m = kmath::clamp(count(team.league_rank()), 1, stride);
+        const Vec2f* p = raw.data() + base;
+        std::uint64_t* k = keys.data() + base;
+        // m is at most max_num_points: one thread computes the keys (the
+        // centroid sum runs in index order).
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { angle_sort_keys(p, m, k); });
+        compat::team_sort(team, k, m);  // barriers before and after
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, stride),
+                             [&](const int i) { sorted(base + i) = i < m ? p[compat::sort_key_index(k[i])] : nan2(); });
+      });
+}
+
+template <class Space>
+void closed_curve_dense(const LaunchContext<Space>& ctx, const std::string& label, ClosedCurve kind,
+                        const DView<Vec2f, Space>& ctrl, int ctrl_stride, const DView<std::int32_t, Space>& count,
+                        int segments, int npseg, bool include_end, const DView<std::int32_t, Space>& active,
+                        const DView<Vec2f, Space>& dense) {
+  const std::size_t R = static_cast<std::size_t>(segments) * npseg;
+  const std::size_t CS = static_cast<std::size_t>(ctrl_stride);
+  const bool fixed = count.extent(0) == 0;
+  const bool all = active.extent(0) == 0;
+  const bool linear = kind == ClosedCurve::linear;
+  const float den = static_cast<float>(include_end ? npseg - 1 : npseg);
+  const std::size_t num_envs = R > 0 ? dense.extent(0) / R : 0;
+  ctx.for_each(
+      label, num_envs * R, KOKKOS_LAMBDA(const std::size_t t) {
+        const std::size_t e = t / R;
+        if (!all && active(e) <= 0) return;
+        const int r = static_cast<int>(t % R);
+        const int i = r / npseg, s = r % npseg;
+        const int n = fixed ? ctrl_stride : kmath::clamp(count(e), 0, ctrl_stride);
+        if (n < 2 || i >= n) {
+          dense(t) = nan2();
+          return;
+        }
+        const Vec2f* c = ctrl.data() + e * CS;
+        const float u = static_cast<float>(s) / den;
+        const Vec2f p1 = c[i], p2 = c[i + 1 < n ? i + 1 : 0];
+        if (linear) {
+          dense(t) = (1.0f - u) * p1 + u * p2;
+        } else {
+          dense(t) = catmull_rom(c[i > 0 ? i - 1 : n - 1], p1, p2, c[i + 2 < n ? i + 2 : i + 2 - n], u);
+        }
+      });
 }
 
 template <class Space>
@@ -184,19 +250,26 @@ void fill_valid(const LaunchContext<Space>& ctx, const std::string& prefix,
       prefix + "valid", out_valid.extent(0), KOKKOS_LAMBDA(const std::size_t e) { out_valid(e) = 1; });
 }
 
-#define TRACKGEN_INSTANTIATE_GEN_COMMON(S)                                                                       \
-  template struct ArcScratch<S>;                                                                                 \
-  template void arc_resample<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&,             \
-                                const DView<Vec2f, S>&, int, const ArcScratch<S>&);                              \
-  template void arc_resample_selected<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&,    \
-                                         const DView<Vec2f, S>&, int, const DView<std::int32_t, S>&,             \
-                                         const ArcScratch<S>&);                                                  \
-  template void xcount<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&, int, int,         \
-                          const DView<std::int32_t, S>&);                                                        \
-  template void xcount<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&, int,              \
-                          const DView<std::int32_t, S>&, const DView<std::int32_t, S>&);                         \
-  template void normalize_bbox<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&, int, int, \
-                                  float);                                                                        \
+#define TRACKGEN_INSTANTIATE_GEN_COMMON(S)                                                                             \
+  template struct ArcScratch<S>;                                                                                       \
+  template void arc_resample<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&,                   \
+                                const DView<Vec2f, S>&, int, const ArcScratch<S>&);                                    \
+  template void arc_resample_selected<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&,          \
+                                         const DView<Vec2f, S>&, int, const DView<std::int32_t, S>&,                   \
+                                         const ArcScratch<S>&);                                                        \
+  template void xcount<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&, int, int,               \
+                          const DView<std::int32_t, S>&);                                                              \
+  template void xcount<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&, int,                    \
+                          const DView<std::int32_t, S>&, const DView<std::int32_t, S>&);                               \
+  template void xcount_selected<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&, int, int,      \
+                                   const DView<std::int32_t, S>&, const DView<std::int32_t, S>&);                      \
+  template void sort_by_angle<S>(const LaunchContext<S>&, const std::string&, const DView<std::int32_t, S>&,           \
+                                 const DView<Vec2f, S>&, const DView<std::uint64_t, S>&, const DView<Vec2f, S>&, int); \
+  template void closed_curve_dense<S>(const LaunchContext<S>&, const std::string&, ClosedCurve,                        \
+                                      const DView<Vec2f, S>&, int, const DView<std::int32_t, S>&, int, int, bool,      \
+                                      const DView<std::int32_t, S>&, const DView<Vec2f, S>&);                          \
+  template void normalize_bbox<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&, int, int,       \
+                                  float);                                                                              \
   template void fill_valid<S>(const LaunchContext<S>&, const std::string&, const DView<std::int32_t, S>&);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_GEN_COMMON)
 

@@ -14,7 +14,9 @@ struct Registry {
   std::map<std::string, GeneratorSpec<Space>> specs;
 
   Registry() {
-    for (auto spec : {detail::bezier_spec<Space>(), detail::polar_spec<Space>()}) {
+    for (auto spec : {detail::bezier_spec<Space>(), detail::polar_spec<Space>(), detail::hull_spec<Space>(),
+                      detail::voronoi_spec<Space>(), detail::checkpoint_spec<Space>(),
+                      detail::repulsive_spec<Space>()}) {
       specs.emplace(spec.name, std::move(spec));
     }
   }
@@ -68,7 +70,9 @@ std::vector<std::string> available_generators() {
   return names;
 }
 
-std::vector<std::string> builtin_generator_names() { return {"bezier", "polar"}; }
+std::vector<std::string> builtin_generator_names() {
+  return {"bezier", "checkpoint", "hull", "polar", "voronoi", "repulsive"};
+}
 
 #define TRACKGEN_INSTANTIATE_REGISTRY(S)                                          \
   template void register_generator<S>(GeneratorSpec<S>);                          \

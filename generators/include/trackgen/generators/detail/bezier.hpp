@@ -31,7 +31,7 @@ struct BezierParams {
 };
 
 /// Reference 2.1. Launch sequence of generate() (sizes for E envs):
-///   [style (E), only with style_sampling] . corners (E) . tangents (E*P) .
+///   [style (E), only with style_sampling] . corners (E) . sort (E teams) . tangents (E*P) .
 ///   assemble (E*M) . arc_scan (E) . arc_lookup (E*N) . xcount (E teams) .
 ///   polygon (E*M, crossers only) . arc_scan_selected (E) .
 ///   arc_lookup_selected (E*N) . valid (E).
@@ -54,6 +54,8 @@ class BezierGenerator final : public Generator<Space> {
   const BezierParams& params() const { return p_; }
   /// Per-env corner count m (after the [1, P] clamp) of the last generate().
   const IntView& corner_count() const { return count_; }
+  /// Corners [E*P] of the last generate() in draw order (before the sort).
+  const Vec2View& raw_corners() const { return raw_; }
   /// Angle-sorted corners [E*P] of the last generate(); NaN at slots >= m.
   const Vec2View& corners() const { return corners_; }
   /// Per-env XCOUNT of the Bezier resample of the last generate() (> 0: the
@@ -65,9 +67,10 @@ class BezierGenerator final : public Generator<Space> {
   std::string prefix_;                               ///< kernel label prefix "TrackGen::generators::bezier::"
   FloatView style_rad_, style_scale_, style_clamp_;  ///< [E] with style sampling, else empty
   IntView count_;                                    ///< [E]
-  Vec2View corners_;                                 ///< [E*P]
+  Vec2View raw_;                                     ///< [E*P] corners in draw order
+  Vec2View corners_;                                 ///< [E*P] angle-sorted, NaN at slots >= m
   IntView used_;                                     ///< [E*P] recorded cells
-  FloatView keys_;                                   ///< [E*P]
+  DView<std::uint64_t, Space> keys_;                 ///< [E*P] composite angle keys (compat::sort_key)
   Vec2View tangents_;                                ///< [E*P]
   FloatView lmin_;                                   ///< [E*P] shorter incident edge
   Vec2View dense_;                                   ///< [E*M]

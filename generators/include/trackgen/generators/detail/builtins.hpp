@@ -9,5 +9,13 @@ template <class Space>
 GeneratorSpec<Space> bezier_spec();
 template <class Space>
 GeneratorSpec<Space> polar_spec();
+template <class Space>
+GeneratorSpec<Space> hull_spec();
+template <class Space>
+GeneratorSpec<Space> voronoi_spec();
+template <class Space>
+GeneratorSpec<Space> checkpoint_spec();
+template <class Space>
+GeneratorSpec<Space> repulsive_spec();
 
 }  // namespace trackgen::detail

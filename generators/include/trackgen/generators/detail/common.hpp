@@ -2,18 +2,21 @@
 // "Common conventions"):
 //
 // - device functions every per-env kernel composes: the grid corner sampler and
-//   the prune-then-sort of the point family (bezier, hull), the cubic Bezier
+//   the angle keys of the point family (bezier, hull), the cubic Bezier
 //   weights, the closed Catmull-Rom basis (polar, hull, voronoi);
 // - kernel launchers over flat [E*stride] buffers, each issuing its work only
-//   through a LaunchContext: the NaN-aware arc resample ARC (reference 3.2.1) and
-//   its "selected" variant, the per-env self-intersection count XCOUNT (3.6.1)
-//   and the bbox normalization NORM(target).
+//   through a LaunchContext: the team angle sort of the point family, the dense
+//   sampling of closed Catmull-Rom / linear loops (hull, voronoi), the NaN-aware
+//   arc resample ARC (reference 3.2.1) and its "selected" variant, the per-env
+//   self-intersection count XCOUNT (3.6.1) and its selected variant, and the
+//   bbox normalization NORM(target).
 //
 // Scratch is owned by the calling generator and allocated at its construction
 // (ArcScratch); the launchers allocate nothing. Launchers are explicitly
 // instantiated for every enabled execution space in common.cpp.
 #pragma once
 
+#include <trackgen/core/errors.hpp>
 #include <trackgen/core/geometry.hpp>
 #include <trackgen/core/rng.hpp>
 #include <trackgen/core/views.hpp>
@@ -45,6 +48,21 @@ inline std::string gen_label(const std::string& gen, const char* name) {
 template <class T, class Space>
 DView<T, Space> gen_view(const Space& space, const std::string& gen, const char* name, std::size_t n) {
   return DView<T, Space>(Kokkos::view_alloc(space, gen_label(gen, name)), n);
+}
+
+/// The argument check of Generator::generate (before any work): seeds [E],
+/// out_centerline [E*N], out_valid [E]; ConfigError naming `api` and the
+/// expected and actual extents otherwise.
+template <class IntView, class Vec2View>
+void check_generate_args(const char* api, std::size_t num_envs, std::size_t num_points, const IntView& seeds,
+                         const Vec2View& out_centerline, const IntView& out_valid) {
+  const std::size_t E = num_envs, N = num_points;
+  if (seeds.extent(0) != E || out_centerline.extent(0) != E * N || out_valid.extent(0) != E) {
+    throw ConfigError(std::string(api) + ": expected seeds [" + std::to_string(E) + "], out_centerline [" +
+                      std::to_string(E * N) + "], out_valid [" + std::to_string(E) + "]; got [" +
+                      std::to_string(seeds.extent(0)) + "], [" + std::to_string(out_centerline.extent(0)) + "], [" +
+                      std::to_string(out_valid.extent(0)) + "]");
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -89,18 +107,14 @@ KOKKOS_INLINE_FUNCTION int draw_corner_count(std::uint32_t& st, int min_num, int
   return kmath::min(min_num + static_cast<int>(kmath::floor(u * static_cast<float>(max_num - min_num + 1))), max_num);
 }
 
-/// Prune-then-sort (reference 2.1 step 3) of one env's corners p[0..num_slots)
-/// in place: m clamped to [1, num_slots]; centroid of the first m (double sums);
-/// key = atan2(dx, dy) (x first: ascending keys run clockwise); insertion sort of
-/// the first m by key; slots >= m set to NaN. Returns the clamped m.
-///
-/// The sort must be STABLE with the reference's strict `>` shift: equal keys
-/// (coincident corners, or corners on one ray from the centroid) keep their draw
-/// order, and a different order would give a different loop. A per-thread
-/// insertion sort reproduces exactly that order; a team bitonic sort would not
-/// (it is not stable), and m <= max_num_points is small anyway.
-KOKKOS_INLINE_FUNCTION int angle_sort_prune(Vec2f* p, float* keys, int m, int num_slots) {
-  m = kmath::clamp(m, 1, num_slots);
+/// Angle keys of the prune-then-sort (reference 2.1 step 3) of one env's first
+/// m corners p[0..m): centroid c of p[0..m) (double sums, in index order, cast
+/// to float), key_i = atan2(dx, dy) of d = p_i - c (x first: ascending keys
+/// run clockwise), written as keys[i] = compat::sort_key(key_i, i). Sorting the
+/// composite keys ascending (compat::team_sort) reproduces the reference's
+/// stable insertion sort (strict `>` shift) exactly: equal angles (coincident
+/// corners, corners on one ray from the centroid) keep their draw order.
+KOKKOS_INLINE_FUNCTION void angle_sort_keys(const Vec2f* p, int m, std::uint64_t* keys) {
   double sx = 0.0, sy = 0.0;
   for (int i = 0; i < m; ++i) {
     sx += static_cast<double>(p[i].x);
@@ -109,25 +123,8 @@ KOKKOS_INLINE_FUNCTION int angle_sort_prune(Vec2f* p, float* keys, int m, int nu
   const Vec2f c{static_cast<float>(sx / m), static_cast<float>(sy / m)};
   for (int i = 0; i < m; ++i) {
     const Vec2f d = p[i] - c;
-    keys[i] = kmath::atan2(d.x, d.y);
+    keys[i] = compat::sort_key(kmath::atan2(d.x, d.y), i);
   }
-  for (int i = 1; i < m; ++i) {
-    const float key = keys[i];
-    const Vec2f pt = p[i];
-    int j = i - 1;
-    while (j >= 0 && keys[j] > key) {
-      keys[j + 1] = keys[j];
-      p[j + 1] = p[j];
-      --j;
-    }
-    keys[j + 1] = key;
-    p[j + 1] = pt;
-  }
-  for (int i = m; i < num_slots; ++i) {
-    p[i] = nan2();
-    keys[i] = nanf();
-  }
-  return m;
 }
 
 /// Cubic Bernstein weights at u: (1-u)^3, 3u(1-u)^2, 3u^2(1-u), u^3.
@@ -179,6 +176,37 @@ KOKKOS_INLINE_FUNCTION int xcount_segment_fast(const Vec2f* p, int n, int i) {
 // ---------------------------------------------------------------------------
 // Kernel launchers
 
+/// Prune-then-sort of the point family (reference 2.1 step 3), one team per
+/// env: m = clamp(count[e], 1, stride); the angle keys of raw[e*stride, +m)
+/// (angle_sort_keys) into keys[e*stride, +m), compat::team_sort of them, then
+/// sorted[e*stride + i] = the raw corner of the i-th key for i < m, NaN for
+/// i >= m. The same result as the reference's per-thread stable insertion
+/// sort, bit for bit. Label: `label`.
+template <class Space>
+void sort_by_angle(const LaunchContext<Space>& ctx, const std::string& label, const DView<std::int32_t, Space>& count,
+                   const DView<Vec2f, Space>& raw, const DView<std::uint64_t, Space>& keys,
+                   const DView<Vec2f, Space>& sorted, int stride);
+
+/// The two dense samplings of closed control loops.
+enum class ClosedCurve {
+  catmull_rom,  ///< uniform Catmull-Rom through p_i .. p_{i+1} with p_{i-1}, p_{i+2} (indices mod n)
+  linear,       ///< (1 - u) p_i + u p_{i+1} (index i + 1 mod n)
+};
+
+/// Dense samples of closed loops, thread per sample: env e's control loop is
+/// ctrl[e*ctrl_stride, +n_e) with n_e = count[e] (count of extent 0: ctrl_stride
+/// points each); its dense row dense[e*R, (e+1)*R), R = segments * npseg, holds
+/// segment i < segments at samples s < npseg with u = s / (npseg - 1) if
+/// `include_end` (both end points, consecutive segments duplicate the control
+/// point) else u = s / npseg. Segments i >= n_e, and every segment when n_e < 2,
+/// are NaN. Only envs with active[e] > 0 are written (active of extent 0: every
+/// env); the other rows are left untouched. Label: `label`.
+template <class Space>
+void closed_curve_dense(const LaunchContext<Space>& ctx, const std::string& label, ClosedCurve kind,
+                        const DView<Vec2f, Space>& ctrl, int ctrl_stride, const DView<std::int32_t, Space>& count,
+                        int segments, int npseg, bool include_end, const DView<std::int32_t, Space>& active,
+                        const DView<Vec2f, Space>& dense);
+
 /// Scratch of the arc resampler for E envs of input stride M: the compacted
 /// finite points [E*M], the segment lengths [E*M], the cumulative lengths
 /// [E*(M+1)] and the per-env count of finite points [E].
@@ -222,6 +250,14 @@ void arc_resample_selected(const LaunchContext<Space>& ctx, const std::string& p
 template <class Space>
 void xcount(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
             int n, const DView<std::int32_t, Space>& out_count);
+
+/// The "selected" XCOUNT: out_count[e] = XCOUNT of the loop for envs with
+/// active[e] > 0, 0 for the others (written too, so the result never depends
+/// on earlier contents). Label: <prefix>xcount_selected.
+template <class Space>
+void xcount_selected(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts,
+                     int stride, int n, const DView<std::int32_t, Space>& active,
+                     const DView<std::int32_t, Space>& out_count);
 
 /// XCOUNT of the first count[e] points of each env (count-aware variant, e.g.
 /// for NaN-padded [E*N_max] chains). Label: <prefix>xcount.

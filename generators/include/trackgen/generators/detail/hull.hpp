@@ -1,0 +1,106 @@
+// The `hull` centerline generator (reference section 2.2), declared here so that
+// tests and users can read its scratch and its fallback diagnostics.
+#pragma once
+
+#include <trackgen/generators/detail/common.hpp>
+#include <trackgen/generators/generator.hpp>
+
+#include <string>
+
+namespace trackgen::detail {
+
+/// The hull generator's parameters, resolved on the host from a config.
+struct HullParams {
+  int num_envs = 0;
+  int num_points = 0;  ///< N, output points per env
+  int num_slots = 0;   ///< P = max_num_points, the corner stride
+  int npseg = 0;       ///< dense samples per segment
+  int min_num_points = 0;
+  int num_cells = 0;          ///< int(1 / (2 * min_point_distance)), in double
+  float cell_size = 0.0f;     ///< 2 * min_point_distance
+  float scale = 1.0f;         ///< config.scale (no style variant)
+  float displacement = 0.0f;  ///< hull_displacement
+
+  /// Resolves and checks (ConfigError naming the field) a config.
+  static HullParams from_config(const TrackGenConfig& config);
+  /// Augmented loop stride 2P.
+  int aug_stride() const { return 2 * num_slots; }
+  /// Dense samples per env, 2P * npseg.
+  int dense_stride() const { return aug_stride() * npseg; }
+};
+
+/// Reference 2.2 with the fallback made safe. Launch sequence of generate()
+/// (sizes for E envs; every launch always happens, data only decides what a
+/// kernel writes):
+///   corners (E) . sort (E teams) . displace (E) . spline (E*2P*npseg) .
+///   arc_scan (E) . arc_lookup (E*N) . xcount (E teams)
+///   -- fallback 1, envs with crossers > 0 (the reference's):
+///   fallback (E*2P*npseg) . arc_scan_selected (E) . arc_lookup_selected (E*N) .
+///   xcount_selected (E teams) -> fallback_crossing
+///   -- fallback 2, envs with fallback_crossing > 0 (ours):
+///   corner_polygon (E*2P*npseg) . arc_scan_selected (E) .
+///   arc_lookup_selected (E*N) . xcount_selected (E teams) -> residual_crossing .
+///   valid (E).
+///
+/// Fallback 1 is the reference's linear loop through the 2m augmented points
+/// (corners and displaced midpoints). The reference never re-checks it
+/// (reference 7.2). It is star-shaped about the corners' centroid, hence
+/// simple, while hull_displacement < 1, but from 1 on a midpoint can be pushed
+/// through the centroid. Here its resample is counted again (fallback_crossing)
+/// and, where it still crosses, replaced by fallback 2: the linear loop through
+/// the m angle-sorted corners alone, which is simple for every displacement
+/// (see hull.cpp for both arguments). The final output of those envs is counted
+/// once more (residual_crossing), so an env whose output crosses is never
+/// silent: residual_crossing[e] > 0 marks it.
+///
+/// Diagnostics, per env, of the last generate():
+///   crossers[e]           XCOUNT of the Catmull-Rom resample (> 0: fallback 1 taken);
+///   fallback_crossing[e]  XCOUNT of the fallback-1 resample (> 0: fallback 2 taken;
+///                         0 for envs that did not take fallback 1);
+///   residual_crossing[e]  XCOUNT of the fallback-2 resample (0 for envs that did
+///                         not take fallback 2). The output of env e crosses
+///                         itself iff residual_crossing[e] > 0.
+template <class Space>
+class HullGenerator final : public Generator<Space> {
+ public:
+  using IntView = DView<std::int32_t, Space>;
+  using Vec2View = DView<Vec2f, Space>;
+
+  HullGenerator(const TrackGenConfig& config, const Space& space);
+
+  void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
+                const IntView& out_valid) override;
+  std::size_t device_bytes() const override;
+
+  const HullParams& params() const { return p_; }
+  /// Per-env corner count m (after the [1, P] clamp).
+  const IntView& corner_count() const { return count_; }
+  /// Corners [E*P] in draw order (before the sort).
+  const Vec2View& raw_corners() const { return raw_; }
+  /// Angle-sorted corners [E*P]; NaN at slots >= m.
+  const Vec2View& corners() const { return sorted_; }
+  /// Augmented loops [E*2P]: corner i at 2i, displaced midpoint of edge i at
+  /// 2i + 1; NaN at slots >= 2m.
+  const Vec2View& augmented() const { return aug_; }
+  const IntView& crossers() const { return crossers_; }
+  const IntView& fallback_crossing() const { return fallback_crossing_; }
+  const IntView& residual_crossing() const { return residual_crossing_; }
+
+ private:
+  HullParams p_;
+  std::string prefix_;                ///< "TrackGen::generators::hull::"
+  IntView count_;                     ///< [E] m
+  Vec2View raw_;                      ///< [E*P] corners in draw order
+  IntView used_;                      ///< [E*P] recorded cells
+  DView<std::uint64_t, Space> keys_;  ///< [E*P] composite angle keys
+  Vec2View sorted_;                   ///< [E*P]
+  Vec2View aug_;                      ///< [E*2P]
+  IntView aug_count_;                 ///< [E] 2m
+  Vec2View dense_;                    ///< [E*2P*npseg] spline, then the fallback loops of the selected envs
+  IntView crossers_;                  ///< [E]
+  IntView fallback_crossing_;         ///< [E]
+  IntView residual_crossing_;         ///< [E]
+  ArcScratch<Space> arc_;
+};
+
+}  // namespace trackgen::detail

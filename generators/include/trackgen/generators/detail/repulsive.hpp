@@ -1,0 +1,261 @@
+// The `repulsive` centerline generator (reference section 2.6): tangent-point
+// self-repulsive growth, built as a capturable BOUNDED stage (the [LATER] design
+// of reference 2.6 and seeds/execution-layer-api.txt, bounded_loop).
+//
+// Declared here so that tests can call the energy and the analytic gradient,
+// and read the schedule and the diagnostics (stop_iteration()).
+#pragma once
+
+#include <trackgen/generators/detail/common.hpp>
+#include <trackgen/generators/generator.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace trackgen::detail {
+
+/// Number of wall-ring obstacle points per env (reference 2.6).
+inline constexpr int repulsive_wall_points = 96;
+/// Ring points per inner disc.
+inline constexpr int repulsive_disc_points = 12;
+
+/// The scalars the device kernels of the energy and gradient need (POD, passed
+/// by value into kernels). Exponents that are (half-)integers are evaluated by
+/// multiplications (and one sqrt) instead of pow: `*_twice` holds 2 * exponent
+/// when that is an integer of modest size, and `fast` says whether every
+/// exponent qualified.
+struct RepulsiveKernelParams {
+  float alpha = 3.0f;
+  float beta = 6.0f;
+  float eps = 1e-4f;    ///< tangent-point regulariser
+  float p_obs = -1.5f;  ///< obstacle exponent -(beta - alpha) / 2
+  float w_len = 30.0f;
+  float tau = 0.4f;
+  int alpha_twice = 6;      ///< 2 * alpha  (the pair kernel numerator)
+  int alpham1_twice = 4;    ///< 2 * (alpha - 1)
+  int half_beta_twice = 6;  ///< beta       (2 * beta / 2, the denominator)
+  int pm1_twice = -5;       ///< 2 * (p - 1) (obstacle gradient)
+  int p_twice = -3;         ///< 2 * p       (obstacle energy)
+  bool fast = true;
+  bool deactivate_obstacles = true;
+  int num_obs = 0;  ///< M_obs = 96 + 12 * obstacle_count_max (obstacle stride)
+};
+
+/// The repulsive generator's parameters and iteration schedule, resolved on the
+/// host from a config at construction (reference 2.6 "Derived scalars").
+struct RepulsiveParams {
+  int num_envs = 0;
+  int num_points = 0;  ///< N (== stages.back())
+  std::vector<int> stages;
+  float scale = 1.0f;
+  float p_ref = 0.0f;   ///< 4.9029 * scale
+  float r_dom = 0.0f;   ///< domain_frac * P_ref
+  float r_init = 0.0f;  ///< r_dom / domain_init_ratio
+  float growth = 0.0f;  ///< ratchet_rate
+  float grow_lo = 0.0f, grow_hi = 0.0f;
+  float rfrac_lo = 0.0f, rfrac_hi = 0.0f;
+  int count_min = 0, count_max = 0;
+  int n_ratchet = 0;             ///< ceil(ln(grow_mult_max) / ln(1 + growth))
+  int n_iters = 0;               ///< ceil(1.6 n_ratchet) + settle_iters
+  std::vector<int> stage_start;  ///< start iteration per stage (non-decreasing, start_0 = 0)
+  std::vector<int> stage_at;     ///< [n_iters] index of the stage in effect during iteration it
+  int resample_every = 25;
+  int stall_window = 16;
+  float stall_tol = 0.05f;
+  int first_check = 0;     ///< first bounded_loop check (the iteration after the first stall test)
+  float sobolev_s = 0.0f;  ///< (beta - 1) / (2 alpha)
+  RepulsiveKernelParams kp;
+
+  static RepulsiveParams from_config(const TrackGenConfig& config);
+  /// Whether iteration `it` ends with a stall test (final stage, (it+1) % W == 0).
+  bool stall_at(int it) const;
+  /// Expected final perimeter, about 2 pi r_init grow_mult_max.
+  double expected_perimeter() const;
+};
+
+/// The Sobolev circulant row of a stage of size n (reference 2.6):
+/// h = irfft(1 / (max(lambda_k, 0)^s + 1e-3)), lambda_k = 2 - 2 cos(2 pi k / n),
+/// k = 0..n/2, a real inverse DFT of length n computed in double and rounded to
+/// float (no FFT library: O(n^2) at construction).
+std::vector<float> sobolev_row(int n, double s);
+
+// ---------------------------------------------------------------------------
+// Device building blocks
+
+/// x^(twice/2) for an integer `twice` (multiplications, one sqrt for odd twice,
+/// a reciprocal for negative exponents).
+KOKKOS_INLINE_FUNCTION float pow_half(float x, int twice) {
+  const bool neg = twice < 0;
+  const int k2 = neg ? -twice : twice;
+  float r = 1.0f;
+  for (int i = 0; i < k2 / 2; ++i) r *= x;
+  if (k2 & 1) r *= kmath::sqrt(x);
+  return neg ? 1.0f / r : r;
+}
+
+/// x^e, by pow_half when kp.fast.
+KOKKOS_INLINE_FUNCTION float rpow(const RepulsiveKernelParams& kp, float x, float e, int twice) {
+  return kp.fast ? pow_half(x, twice) : kmath::pow(x, e);
+}
+
+/// One ordered tangent-point pair (owner o with unit tangent T, partner at
+/// offset d = x_q - x_o): P = (|w| + eps)^alpha / (|d|^2 + eps^2)^(beta/2) with
+/// w = d x T, gwd = g_w / den with g_w = alpha (|w|+eps)^(alpha-1) sign(w)
+/// (sign(0) = +1), and dP/dd = gwd (T.y, -T.x) - (P beta / (|d|^2+eps^2)) d.
+struct TpPair {
+  float P;
+  float gwd;
+  Vec2f dPdd;
+};
+KOKKOS_INLINE_FUNCTION TpPair tp_pair(const RepulsiveKernelParams& kp, Vec2f d, Vec2f T) {
+  const float r2 = length_sq(d) + kp.eps * kp.eps;
+  const float w = cross(d, T);
+  const float aw = kmath::fabs(w) + kp.eps;
+  const float awm1 = rpow(kp, aw, kp.alpha - 1.0f, kp.alpham1_twice);
+  const float num = kp.fast ? awm1 * aw : kmath::pow(aw, kp.alpha);
+  const float den = rpow(kp, r2, 0.5f * kp.beta, kp.half_beta_twice);
+  const float P = num / den;
+  const float gw = kp.alpha * awm1 * (w >= 0.0f ? 1.0f : -1.0f);
+  const float gwd = gw / den;
+  const float c = P * kp.beta / r2;
+  return {P, gwd, Vec2f{gwd * T.y - c * d.x, -gwd * T.x - c * d.y}};
+}
+
+/// Whether obstacle column m (of mass `mass`) counts: mass > 0, and an inner
+/// disc point (m >= 96) only while !(reached && deactivate_obstacles).
+KOKKOS_INLINE_FUNCTION bool obstacle_on(const RepulsiveKernelParams& kp, int m, float mass, bool reached) {
+  if (!(mass > 0.0f)) return false;
+  return m < repulsive_wall_points || !(reached && kp.deactivate_obstacles);
+}
+
+// ---------------------------------------------------------------------------
+// Host reference of the energy (double precision; tests' finite differences)
+
+/// Per-env state of the energy: obstacles [num_obs] (points and masses),
+/// L_target, L_init, reached.
+struct RepulsiveEnvState {
+  std::vector<Vec2f> obs;
+  std::vector<float> mass;
+  float L_target = 0.0f;
+  float L_init = 1.0f;
+  bool reached = false;
+};
+
+/// E_TP + E_obs + E_len of the closed curve (x[2i], x[2i+1]), i < n, in double
+/// (reference 2.6 "Energy"). Host only.
+double repulsive_energy(const RepulsiveKernelParams& kp, const std::vector<double>& x, int n,
+                        const RepulsiveEnvState& env);
+
+// ---------------------------------------------------------------------------
+// Kernel launchers (instantiated per space in repulsive.cpp)
+
+/// Per-vertex scratch of the gradient at stride S per env: tangents T, dual
+/// weights ell, weights W, tangent terms b, diff sums, and per-env perimeter
+/// and length coefficient.
+template <class Space>
+struct RepulsiveGradScratch {
+  DView<Vec2f, Space> T, b, diff;
+  DView<float, Space> ell, W;
+  DView<float, Space> perimeter, c_len;
+  int stride = 0;
+  RepulsiveGradScratch() = default;
+  RepulsiveGradScratch(const Space& space, int num_envs, int stride);
+  std::size_t bytes() const;
+};
+
+/// The analytic per-vertex gather gradient of the energy (reference 2.6, the
+/// five mechanisms), one team per env, for envs with live[e] != 0 (the others
+/// are untouched): x[e*S, +n) the curve, obs/mass [e*M_obs, +M_obs), L_target,
+/// L_init, reached per env -> grad[e*S, +n) and lg[e*S, +n) (the length
+/// gradient direction -dir(x_{i+1}-x_i) + dir(x_i - x_{i-1})), plus
+/// scratch.perimeter[e] (double accumulation, index order) and c_len[e].
+/// Every vertex's sums run over partners in a fixed order by one thread: no
+/// atomics, deterministic. Label: <prefix>gradient.
+template <class Space>
+void repulsive_gradient(const LaunchContext<Space>& ctx, const std::string& prefix, const RepulsiveKernelParams& kp,
+                        int n, const DView<Vec2f, Space>& x, const DView<Vec2f, Space>& obs,
+                        const DView<float, Space>& mass, const DView<float, Space>& L_target,
+                        const DView<float, Space>& L_init, const DView<std::int32_t, Space>& reached,
+                        const DView<std::int32_t, Space>& live, const RepulsiveGradScratch<Space>& scratch,
+                        const DView<Vec2f, Space>& grad, const DView<Vec2f, Space>& lg);
+
+// ---------------------------------------------------------------------------
+// The generator
+
+/// Reference 2.6 as a BOUNDED stage. Launch sequence of generate() (E envs,
+/// n the stage size of the iteration; every launch is fixed by the host
+/// schedule, data only decides what a kernel writes):
+///   init (E) .
+///   bounded_loop(n_iters, active, first_check, check_every = stall_window) of
+///     [upsample (E teams)]          at the precomputed stage starts,
+///     ratchet (E) . gradient (E teams) . step (E teams)   every iteration,
+///     [uniform (E teams)]           when (it+1) % resample_every == 0,
+///     [stall (E) . active (1)]      final stage, (it+1) % stall_window == 0 .
+///   final uniform resample to out (E teams) . valid (E).
+///
+/// Absorbing freeze: live[e] = 0 once env e froze; every kernel of the loop
+/// leaves a frozen env's state untouched, and the active kernel only writes
+/// stop_iteration on the 1 -> 0 transition, so once every env is frozen a
+/// whole window is an exact no-op. DEVIATION from the reference (which is
+/// eager and host-driven): the reference keeps applying the periodic uniform
+/// re-parameterization to frozen envs (and the ratchet, a no-op there since
+/// reached => L_target == L_final); here frozen envs are skipped, so they keep
+/// exactly the curve they froze with. Envs are unaffected until they freeze.
+///
+/// Diagnostics: stop_iteration()[0] = the number of iterations run when the
+/// active flag fell to 0 (every env frozen), -1 if some env never froze.
+template <class Space>
+class RepulsiveGenerator final : public Generator<Space> {
+ public:
+  using IntView = DView<std::int32_t, Space>;
+  using Vec2View = DView<Vec2f, Space>;
+  using FloatView = DView<float, Space>;
+
+  RepulsiveGenerator(const TrackGenConfig& config, const Space& space);
+
+  void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
+                const IntView& out_valid) override;
+  std::size_t device_bytes() const override;
+
+  const RepulsiveParams& params() const { return p_; }
+  /// [1] int32: iterations run when every env had frozen, -1 if never.
+  const IntView& stop_iteration() const { return stop_iter_; }
+  /// [1] int32: any env not frozen (the bounded_loop flag).
+  const IntView& active() const { return active_; }
+  /// [E] int32: 1 while env e is not frozen.
+  const IntView& live() const { return live_; }
+  /// [E] int32: target length reached.
+  const IntView& reached() const { return reached_; }
+  /// Obstacles [E*M_obs] and masses.
+  const Vec2View& obstacles() const { return obs_; }
+  const FloatView& obstacle_mass() const { return mass_; }
+  /// Per-env L_target, L_init, L_final.
+  const FloatView& L_target() const { return L_target_; }
+  const FloatView& L_init() const { return L_init_; }
+  const FloatView& L_final() const { return L_final_; }
+  /// The working curve [E*N] (stride N; first n points of the current stage).
+  const Vec2View& curve() const { return x_; }
+
+  /// Emits iteration `it` of the loop body (internal; public only because
+  /// device lambdas may not live in private member functions).
+  void enqueue_iteration(const LaunchContext<Space>& ctx, int it) const;
+
+ private:
+  RepulsiveParams p_;
+  std::string prefix_;
+  std::vector<int> h_offset_;
+  FloatView h_;  ///< concatenated Sobolev rows of all stages
+  Vec2View x_, x2_, grad_, lg_, g_, a_;
+  Vec2View obs_;
+  FloatView mass_;
+  FloatView L_init_, L_target_, L_final_;
+  DView<double, Space> area_prev_;
+  DView<float, Space> step_scal_;  ///< [E*4] per-env scalars of the step kernel
+  DView<Vec2f, Space> step_vec_;   ///< [E*2] per-env mean g, barycentre
+  IntView reached_, live_, active_, stop_iter_;
+  DView<float, Space> cum_;  ///< [E*(N+1)] arc-length tables of the resamples
+  RepulsiveGradScratch<Space> gs_;
+};
+
+}  // namespace trackgen::detail

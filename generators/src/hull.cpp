@@ -1,0 +1,207 @@
+// The `hull` centerline generator, reference section 2.2: random grid corners
+// (the bezier sampler with its own salts), angle sort (clockwise), displaced edge
+// midpoints, a closed Catmull-Rom spline through the 2m augmented points, arc
+// resample to N, and linear fallbacks for envs whose spline crosses itself.
+//
+// Why the fallback loops are simple. Let C be the centroid of the m corners and
+// sort them by angle around C (x-first atan2, as here).
+//  1. No angular gap between consecutive sorted corners exceeds pi: otherwise all
+//     corners lie in an open half-plane bounded by a line through C (or on C),
+//     and so would their centroid, which is C itself, a contradiction.
+//  2. A segment that does not pass through C sweeps, as seen from C, exactly
+//     the angular interval between its end points (monotonically, less than
+//     pi). A closed polygon whose vertices run in monotone angular order around
+//     C, one full turn in all, with every gap < pi, therefore meets every ray
+//     from C in exactly one point: it is star-shaped about C, hence simple. The
+//     limit cases (a gap of exactly pi, two vertices on one ray, a vertex on C)
+//     give a weakly simple polygon whose touching pieces are collinear, which
+//     XCOUNT's proper-crossing predicate (strict sides with a tolerance) never
+//     counts. So the sorted corner polygon (fallback 2) is simple.
+//  3. The augmented loop of fallback 1 inserts, between v_i and v_{i+1}, the
+//     midpoint M moved along the ray from C through M by amt, |amt| <
+//     hull_displacement * |M - C|. For hull_displacement < 1 the moved point
+//     stays on that ray, whose angle lies between those of v_i and v_{i+1}: the
+//     augmented loop is in monotone angular order too and simple by 2. (The
+//     reference's caveat, reference 7.2, bites only from hull_displacement >= 1
+//     on, where a midpoint can be pushed through C; fallback 2 covers that.)
+//  4. ARC puts the N output points on such a boundary in boundary order, hence
+//     in monotone angular order around C with one full turn. The output loop
+//     is therefore star-shaped about C again, by 2., as long as consecutive
+//     output points are less than pi apart seen from C: a stretch of boundary of
+//     one output spacing h subtends pi only if it passes within about h/2 of C.
+//  5. In float, the centroid and the atan2 keys are rounded: the sort can only
+//     misorder corners whose angles agree to a few ulps, a kink far below
+//     XCOUNT's tolerance (1e-3 * |segment|^2).
+// Steps 4 and 5 are arguments about rounding and an unlikely geometry, not
+// proofs, so the output of fallback-2 envs is counted once more
+// (residual_crossing) instead of being trusted.
+#include <trackgen/core/errors.hpp>
+#include <trackgen/generators/detail/builtins.hpp>
+#include <trackgen/generators/detail/hull.hpp>
+
+#include <memory>
+
+namespace trackgen::detail {
+
+HullParams HullParams::from_config(const TrackGenConfig& c) {
+  auto fail = [](const std::string& field, const std::string& value, const std::string& rule) {
+    throw ConfigError("trackgen::hull: " + field + " = " + value + " is invalid (" + rule + ")");
+  };
+  if (c.num_envs < 1) fail("num_envs", std::to_string(c.num_envs), "must be >= 1");
+  if (c.num_points < 1) fail("num_points", std::to_string(c.num_points), "must be >= 1");
+  if (c.min_num_points < 1) fail("min_num_points", std::to_string(c.min_num_points), "must be >= 1");
+  if (c.max_num_points < c.min_num_points) {
+    fail("max_num_points", std::to_string(c.max_num_points), "must be >= min_num_points");
+  }
+  if (c.num_points_per_segment < 2) {
+    fail("num_points_per_segment", std::to_string(c.num_points_per_segment), "must be >= 2");
+  }
+  if (!(c.min_point_distance > 0.0f && c.min_point_distance <= 0.5f)) {
+    fail("min_point_distance", std::to_string(c.min_point_distance), "must be in (0, 0.5]");
+  }
+  HullParams p;
+  p.num_envs = c.num_envs;
+  p.num_points = c.num_points;
+  p.num_slots = c.max_num_points;
+  p.npseg = c.num_points_per_segment;
+  p.min_num_points = c.min_num_points;
+  p.num_cells = static_cast<int>(1.0 / (2.0 * as_python_double(c.min_point_distance)));
+  p.cell_size = 2.0f * c.min_point_distance;
+  p.scale = c.scale;
+  p.displacement = c.hull_displacement;
+  return p;
+}
+
+/// Steps 1-2 fused, thread per env: corner count (seed * 5119 + 1, clamped to
+/// [1, P]) and all P corners (seed * 7919 + 1, the bezier sampler) into `raw`.
+template <class Space>
+void hull_corners(const LaunchContext<Space>& ctx, const std::string& label, const HullParams& p,
+                  const DView<std::int32_t, Space>& seeds, const DView<std::int32_t, Space>& count,
+                  const DView<Vec2f, Space>& raw, const DView<std::int32_t, Space>& used) {
+  const int P = p.num_slots, min_num = p.min_num_points, nc = p.num_cells;
+  const float cell = p.cell_size, scale = p.scale;
+  ctx.for_each(
+      label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+        const std::int32_t seed = seeds(e);
+        std::uint32_t st_count = stream(seed, salt::hull_count);
+        const int m = draw_corner_count(st_count, min_num, P);
+        std::uint32_t st = stream(seed, salt::hull_corners);
+        const std::size_t base = e * static_cast<std::size_t>(P);
+        sample_grid_corners(st, P, nc, cell, scale, used.data() + base, raw.data() + base);
+        count(e) = kmath::clamp(m, 1, P);
+      });
+}
+
+/// Step 4, thread per env: centroid C of the m sorted corners (double sums in
+/// sorted order), then per edge i < m one draw from seed * 3083 + 1:
+/// M = (v0 + v1) / 2, r = |M - C|, dir = (M - C) / max(r, 1e-8),
+/// amt = (2u - 1) * displacement * r; aug[2i] = v0, aug[2i+1] = M + amt * dir.
+/// Slots >= 2m NaN; aug_count = 2m.
+template <class Space>
+void hull_displace(const LaunchContext<Space>& ctx, const std::string& label, const HullParams& p,
+                   const DView<std::int32_t, Space>& seeds, const DView<std::int32_t, Space>& count,
+                   const DView<Vec2f, Space>& sorted, const DView<Vec2f, Space>& aug,
+                   const DView<std::int32_t, Space>& aug_count) {
+  const int P = p.num_slots, A = p.aug_stride();
+  const float hd = p.displacement;
+  ctx.for_each(
+      label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+        const int m = kmath::clamp(count(e), 1, P);
+        const Vec2f* s = sorted.data() + e * P;
+        Vec2f* a = aug.data() + e * A;
+        double sx = 0.0, sy = 0.0;
+        for (int i = 0; i < m; ++i) {
+          sx += static_cast<double>(s[i].x);
+          sy += static_cast<double>(s[i].y);
+        }
+        const Vec2f c{static_cast<float>(sx / m), static_cast<float>(sy / m)};
+        std::uint32_t st = stream(seeds(e), salt::hull_displacement);
+        for (int i = 0; i < m; ++i) {
+          const Vec2f v0 = s[i], v1 = s[i + 1 < m ? i + 1 : 0];
+          const Vec2f mid = (v0 + v1) / 2.0f;
+          const float r = length(mid - c);
+          const Vec2f dir = (mid - c) / kmath::max(r, 1e-8f);
+          const float amt = (2.0f * randf(st) - 1.0f) * hd * r;
+          a[2 * i] = v0;
+          a[2 * i + 1] = mid + amt * dir;
+        }
+        for (int i = 2 * m; i < A; ++i) a[i] = nan2();
+        aug_count(e) = 2 * m;
+      });
+}
+
+template <class Space>
+HullGenerator<Space>::HullGenerator(const TrackGenConfig& config, const Space& space)
+    : p_(HullParams::from_config(config)), prefix_(gen_label("hull", "")) {
+  const std::string g = "hull";
+  const std::size_t E = p_.num_envs, P = p_.num_slots;
+  count_ = gen_view<std::int32_t>(space, g, "count", E);
+  raw_ = gen_view<Vec2f>(space, g, "raw_corners", E * P);
+  used_ = gen_view<std::int32_t>(space, g, "used", E * P);
+  keys_ = gen_view<std::uint64_t>(space, g, "keys", E * P);
+  sorted_ = gen_view<Vec2f>(space, g, "sorted", E * P);
+  aug_ = gen_view<Vec2f>(space, g, "aug", E * p_.aug_stride());
+  aug_count_ = gen_view<std::int32_t>(space, g, "aug_count", E);
+  dense_ = gen_view<Vec2f>(space, g, "dense", E * p_.dense_stride());
+  crossers_ = gen_view<std::int32_t>(space, g, "crossers", E);
+  fallback_crossing_ = gen_view<std::int32_t>(space, g, "fallback_crossing", E);
+  residual_crossing_ = gen_view<std::int32_t>(space, g, "residual_crossing", E);
+  arc_ = ArcScratch<Space>(space, g, p_.num_envs, p_.dense_stride());
+}
+
+template <class Space>
+void HullGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
+                                    const Vec2View& out_centerline, const IntView& out_valid) {
+  check_generate_args("trackgen::hull::generate", p_.num_envs, p_.num_points, seeds, out_centerline, out_valid);
+  Kokkos::Profiling::pushRegion("TrackGen::generators::hull");
+  const std::string& x = prefix_;
+  const int P = p_.num_slots, A = p_.aug_stride(), N = p_.num_points, npseg = p_.npseg;
+  const IntView all;  // extent 0: every env
+  hull_corners(ctx, x + "corners", p_, seeds, count_, raw_, used_);
+  sort_by_angle(ctx, x + "sort", count_, raw_, keys_, sorted_, P);
+  hull_displace(ctx, x + "displace", p_, seeds, count_, sorted_, aug_, aug_count_);
+  // Step 5: closed uniform Catmull-Rom over the 2m augmented points, u = s/(npseg-1).
+  closed_curve_dense(ctx, x + "spline", ClosedCurve::catmull_rom, aug_, A, aug_count_, A, npseg, true, all, dense_);
+  arc_resample(ctx, x, dense_, out_centerline, N, arc_);
+  xcount(ctx, x, out_centerline, N, N, crossers_);
+  // Fallback 1 (reference step 7): the linear augmented loop, crossers only.
+  closed_curve_dense(ctx, x + "fallback", ClosedCurve::linear, aug_, A, aug_count_, A, npseg, true, crossers_, dense_);
+  arc_resample_selected(ctx, x, dense_, out_centerline, N, crossers_, arc_);
+  xcount_selected(ctx, x, out_centerline, N, N, crossers_, fallback_crossing_);
+  // Fallback 2: the sorted corner polygon (simple, see the top of this file),
+  // for the envs whose fallback 1 still crosses.
+  closed_curve_dense(ctx, x + "corner_polygon", ClosedCurve::linear, sorted_, P, count_, A, npseg, true,
+                     fallback_crossing_, dense_);
+  arc_resample_selected(ctx, x, dense_, out_centerline, N, fallback_crossing_, arc_);
+  xcount_selected(ctx, x, out_centerline, N, N, fallback_crossing_, residual_crossing_);
+  fill_valid(ctx, x, out_valid);
+  Kokkos::Profiling::popRegion();
+}
+
+template <class Space>
+std::size_t HullGenerator<Space>::device_bytes() const {
+  std::size_t b = arc_.bytes() + keys_.span() * sizeof(std::uint64_t);
+  for (const auto* v : {&count_, &used_, &aug_count_, &crossers_, &fallback_crossing_, &residual_crossing_}) {
+    b += v->span() * sizeof(std::int32_t);
+  }
+  for (const auto* v : {&raw_, &sorted_, &aug_, &dense_}) b += v->span() * sizeof(Vec2f);
+  return b;
+}
+
+template <class Space>
+GeneratorSpec<Space> hull_spec() {
+  GeneratorSpec<Space> spec;
+  spec.name = "hull";
+  spec.make = [](const TrackGenConfig& config, const Space& space) -> std::unique_ptr<Generator<Space>> {
+    return std::make_unique<HullGenerator<Space>>(config, space);
+  };
+  spec.capturable = true;
+  return spec;
+}
+
+#define TRACKGEN_INSTANTIATE_HULL(S) \
+  template class HullGenerator<S>;   \
+  template GeneratorSpec<S> hull_spec<S>();
+TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_HULL)
+
+}  // namespace trackgen::detail
