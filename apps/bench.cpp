@@ -665,6 +665,9 @@ std::string svg_panel(double x0, double y0, double w, double h, const std::strin
   // series
   int li = 0;
   for (const auto& se : series) {
+    bool any = false;
+    for (auto [x, y] : se.points) any = any || (std::isfinite(x) && std::isfinite(y));
+    if (!any) continue;  // nothing measured (e.g. every size skipped): no line, no legend entry
     const char* col = colors[se.color % 10];
     std::string pts;
     for (auto [x, y] : se.points) {

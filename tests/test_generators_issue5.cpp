@@ -230,7 +230,6 @@ int small_team_size() {
 struct PipelineRun {
   trackgen::BatchStats stats;
   std::vector<std::int32_t> pre_crossing;  // [E]
-  std::vector<std::int32_t> valid;         // [E]
 };
 
 template <class Space>
@@ -243,7 +242,6 @@ PipelineRun run_pipeline(const trackgen::TrackGenConfig& cfg) {
   r.stats = bm.compute(track, tg.buffers().cs_center, 0.0);
   r.stats.generator = cfg.generator;
   r.pre_crossing = tt::to_vector(bm.pre().result().self_intersects);
-  r.valid = tt::to_vector(track.valid);
   return r;
 }
 
