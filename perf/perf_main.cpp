@@ -94,7 +94,7 @@ void StageFixture::run(Stage s) {
       relax(ctx_, config_, buffers_, track_);
       break;
     case Stage::inflate:
-      inflate(ctx_, config_, buffers_, track_);
+      inflate(ctx_, config_, buffers_, seed_buf_, track_);
       break;
   }
 }

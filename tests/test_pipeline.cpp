@@ -115,9 +115,9 @@ TEMPLATE_TEST_CASE("pipeline: stages refuse a config the buffers were not built 
   CHECK_THROWS_AS(trackgen::relax_solve(rig.ctx, other, rig.buffers, rig.track), trackgen::ConfigError);
   other = cfg;
   other.validity_border_check = true;
-  CHECK_THROWS_AS(trackgen::inflate(rig.ctx, other, rig.buffers, rig.track), trackgen::ConfigError);
+  CHECK_THROWS_AS(trackgen::inflate(rig.ctx, other, rig.buffers, rig.seeds, rig.track), trackgen::ConfigError);
   typename tt::StageRig<TestType>::track_type wrong(2, 100);
-  CHECK_THROWS_AS(trackgen::run_pipeline(rig.ctx, cfg, rig.buffers, wrong), trackgen::ConfigError);
+  CHECK_THROWS_AS(trackgen::run_pipeline(rig.ctx, cfg, rig.buffers, rig.seeds, wrong), trackgen::ConfigError);
   other = cfg;
   other.relax_enable = false;
   typename tt::StageRig<TestType>::track_type fewer(1, cfg.N_max);

@@ -176,9 +176,15 @@ struct StageRig {
   TrackGenConfig config;
   LaunchContext<Space> ctx;
   PipelineBuffers<Space> buffers;
+  DView<std::int32_t, Space> seeds;  ///< env e has seed e (read by the z profiles)
   track_type track;
 
-  explicit StageRig(const TrackGenConfig& c) : config(c), buffers(c), track(c.num_envs, c.N_max) {}
+  explicit StageRig(const TrackGenConfig& c)
+      : config(c), buffers(c), seeds("StageRig::seeds", c.num_envs), track(c.num_envs, c.N_max) {
+    auto h = Kokkos::create_mirror_view(seeds);
+    for (int e = 0; e < c.num_envs; ++e) h(e) = e;
+    Kokkos::deep_copy(seeds, h);
+  }
 
   /// Loads one loop of num_points points per env as the generator output
   /// (gen_valid = 1).
@@ -197,8 +203,8 @@ struct StageRig {
 
   void resample() { resample_constant_spacing(ctx, config, buffers, track); ctx.fence(); }
   void relax_all() { relax(ctx, config, buffers, track); ctx.fence(); }
-  void inflate_all() { inflate(ctx, config, buffers, track); ctx.fence(); }
-  void run() { run_pipeline(ctx, config, buffers, track); ctx.fence(); }
+  void inflate_all() { inflate(ctx, config, buffers, seeds, track); ctx.fence(); }
+  void run() { run_pipeline(ctx, config, buffers, seeds, track); ctx.fence(); }
 
   HostTrack host() const { return HostTrack::from(track); }
   std::vector<Vec2f> cs_center() const { return to_vector(buffers.cs_center); }

@@ -188,7 +188,14 @@ TEMPLATE_TEST_CASE("TrackGenerator: construction errors", "[pipeline][generator]
   bad.half_width = -1.0f;
   CHECK_THROWS_AS(trackgen::TrackGenerator<TestType>(bad, seeds8), trackgen::ConfigError);
   bad = cfg;
-  bad.z_profile = "uniform";  // elevation profiles are not in the pipeline yet
+  bad.z_profile = "hilly";
+  CHECK_THROWS_AS(trackgen::TrackGenerator<TestType>(bad, seeds8), trackgen::ConfigError);
+  bad = cfg;
+  bad.z_profile = "uniform";
+  bad.z_min = 1.0f;  // above z_max = 0
+  CHECK_THROWS_AS(trackgen::TrackGenerator<TestType>(bad, seeds8), trackgen::ConfigError);
+  bad = cfg;
+  bad.z_valid_grade = -0.5f;
   CHECK_THROWS_AS(trackgen::TrackGenerator<TestType>(bad, seeds8), trackgen::ConfigError);
 }
 

@@ -4,6 +4,7 @@
 // finiteness sweep of validate(); per-type Codecs say how a field is written to
 // and read from JSON.
 #include <trackgen/core/config.hpp>
+#include <trackgen/core/elevation.hpp>
 #include <trackgen/core/errors.hpp>
 
 #include <nlohmann/json.hpp>
@@ -441,6 +442,15 @@ TrackGenConfig load_config(const std::string& path) {
   } catch (const ConfigError& e) {
     throw ConfigError("trackgen::load_config: \"" + path + "\": " + e.what());
   }
+}
+
+ZProfile parse_z_profile(const std::string& name, const char* api) {
+  if (name == "flat") return ZProfile::flat;
+  if (name == "uniform") return ZProfile::uniform;
+  if (name == "random_walk") return ZProfile::random_walk;
+  if (name == "noise") return ZProfile::noise;
+  throw ConfigError(std::string(api) + ": z_profile \"" + name +
+                    "\" is not one of \"flat\", \"uniform\", \"random_walk\", \"noise\"");
 }
 
 }  // namespace trackgen

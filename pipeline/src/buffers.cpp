@@ -49,7 +49,15 @@ PipelineConstants pipeline_constants(const TrackGenConfig& c) {
   k.min_thickness = static_cast<float>((1.0 - decimal(c.relax_tol)) * hw);
   k.turning_tol = c.turning_tol;
   k.w_floor = c.w_floor;
-  k.z_base = c.z_base;
+  k.z.profile = parse_z_profile(c.z_profile, "trackgen::pipeline_constants");
+  k.z.base = c.z_base;
+  k.z.min = c.z_min;
+  k.z.max = c.z_max;
+  k.z.max_step = c.z_max_step;
+  k.z.amplitude = c.z_noise_amplitude;
+  k.z.harmonics = c.z_noise_harmonics;
+  k.z.knots = c.z_control_points;
+  k.z_valid_grade = c.z_valid_grade;
   k.use_cache = c.relax_sep_cache_slots > 0 && c.relax_sep_every > 1;
   k.chebyshev = c.relax_accel == "chebyshev";
   return k;
@@ -76,6 +84,7 @@ PipelineBuffers<Space>::PipelineBuffers(const TrackGenConfig& c, const Space& sp
       cache_slots_(pipeline_constants(c).use_cache ? c.relax_sep_cache_slots : 0),
       chebyshev_(c.relax_accel == "chebyshev"),
       border_check_(c.validity_border_check),
+      z_knots_(z_uses_knots(pipeline_constants(c).z.profile) ? c.z_control_points : 0),
       relax_iters_(c.relax_iters),
       cheby_start_(c.relax_cheby_start),
       cheby_rho_(c.relax_cheby_rho) {
@@ -140,6 +149,7 @@ PipelineBuffers<Space>::PipelineBuffers(const TrackGenConfig& c, const Space& sp
   }
   i32(env_band, "env_band", E);
   i32(env_flip, "env_flip", E);
+  if (z_knots_ > 0) flt(z_knots, "z_knots", E * static_cast<std::size_t>(z_knots_));
 
   truncated_host = HostIntView(label("pipeline", "truncated_host"), E);
   space.fence();
@@ -160,6 +170,8 @@ void PipelineBuffers<Space>::check(const TrackGenConfig& c, const char* api) con
     fail("relax_accel == \"chebyshev\"", c.relax_accel == "chebyshev", chebyshev_);
   }
   if (c.validity_border_check != border_check_) fail("validity_border_check", c.validity_border_check, border_check_);
+  const int knots = z_uses_knots(pipeline_constants(c).z.profile) ? c.z_control_points : 0;
+  if (knots != z_knots_) fail("z_control_points (knots of the z profile)", knots, z_knots_);
   if (chebyshev_ && (c.relax_iters != relax_iters_ || c.relax_cheby_start != cheby_start_ ||
                      c.relax_cheby_rho != cheby_rho_)) {
     throw ConfigError(std::string(api) +
@@ -173,7 +185,7 @@ std::size_t PipelineBuffers<Space>::device_bytes() const {
   return bytes(gen_centerline) + bytes(gen_valid) + bytes(cs_center) + bytes(arc_s) + bytes(band) + bytes(l0) +
          bytes(relaxed) + bytes(relax_swap) + bytes(cheb_prev) + bytes(cheby_omega) + bytes(sep_cache_idx) +
          bytes(sep_cache_count) + bytes(sep_overflow_flag) + bytes(ctr2) + bytes(seg) + bytes(turn) + bytes(kappa) +
-         bytes(th_min) + bytes(out2) + bytes(inn2) + bytes(env_band) + bytes(env_flip);
+         bytes(th_min) + bytes(out2) + bytes(inn2) + bytes(env_band) + bytes(env_flip) + bytes(z_knots);
 }
 
 #define TRACKGEN_INSTANTIATE_BUFFERS(S) template class PipelineBuffers<S>;

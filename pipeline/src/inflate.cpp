@@ -1,4 +1,4 @@
-// Inflation and validity (reference 3.5, 3.6).
+// Inflation and validity (reference 3.5, 3.6) with the elevation profiles (3.7).
 //
 // Kernels:
 //  - inflate::reuniformize: resample_uniform of the relax output into ctr2.
@@ -9,19 +9,25 @@
 //      B (one thread) the env's float64 arc-length scan, perimeter, shoelace
 //        winding, and both offset candidates' areas, all summed in point order,
 //        which picks the outer border (larger |area|) and the thickness band;
-//      C (thread per point) offsets and the flat lift to Vec3 into the Track,
-//        and the O(count) thickness scan of point i against points j > i;
+//        the knots of a knot-based z profile (uniform, random_walk);
+//      C (thread per point) z of the point from its plan-view arc length (the
+//        profile), offsets and the lift to Vec3 into the Track, and the
+//        O(count) thickness scan of point i against points j > i;
 //      C' (optional border check, thread per segment) XCOUNT of outer + inner
 //        (integer sum: order-independent);
-//      D (one thread) validity: turning sum in point order, NaN, width floor,
-//        thickness from the per-point minima, border crossings, gen_valid.
+//      L (non-flat profiles only, thread per point) 3D central-difference unit
+//        tangents of the lifted centerline;
+//      D (one thread) non-flat: the 3D arc length (float64 scan) replacing the
+//        plan-view one; validity: turning sum in point order, NaN, width floor,
+//        thickness from the per-point minima, border crossings, grade, gen_valid.
 //    Float results are produced by exactly one thread each, sums in a fixed
 //    order: nothing depends on team size or scheduling.
 //
-// Elevation (reference 3.7) plugs in at exactly one place: phase C's `z` (today
-// the flat profile, z_base everywhere). A z profile computes z per point from
-// (arclen, length) of phase B; its 3D tangents/arclen and the grade check extend
-// phases C and D.
+// Lift rules (3.5 step 8): flat keeps the plan-view tangent (t.x, t.y, 0) and
+// arc length and puts every point, padding included, at z_base; a non-flat
+// profile gives the cross-section one z (so |outer - center| = hw in plan view),
+// padding z = 0, 3D tangents and arc length, and planar normals. The reference
+// accumulates the 3D arc length in float32; here it is float64 like the 2D one.
 //
 // Thickness band: the reference recomputes SEPBAND(perimeter / count, 2 hw) from
 // the re-uniformized chain and ignores a relax_band override, so a track relaxed
@@ -44,17 +50,56 @@ struct InflateKernel {
   DView<float, Space> seg, turn, kappa, th_min;
   DView<Vec2f, Space> out2, inn2;
   DView<int, Space> env_band, env_flip;
+  DView<std::int32_t, Space> seeds;
+  DView<float, Space> z_knots;
+  ZParams z;
+  float z_valid_grade = 0;
 
   int n_max = 0;
   float hw = 0;
   float two_hw = 0;
   float min_thickness = 0;
   float turning_tol = 0;
-  float z_base = 0;
   bool width_ok = true;
   bool border_check = false;
   bool has_band_override = false;
   int band_override = 0;
+
+  /// z of point i of env e (count cnt) at its plan-view arc length.
+  KOKKOS_FUNCTION float elevation(int e, int i, int cnt, float perimeter) const {
+    if (z.profile == ZProfile::flat) return z.base;
+    if (i >= cnt) return 0.0f;
+    const float arc = arclen(static_cast<std::size_t>(e) * n_max + i);
+    if (z.profile == ZProfile::noise) return z_noise(seeds(e), arc, perimeter, z);
+    return z_knot_cubic(z_knots.data() + static_cast<std::size_t>(e) * z.knots, z.knots, arc, perimeter);
+  }
+
+  /// Replaces the plan-view arc length and perimeter of env e by the lifted
+  /// centerline's (float64 scan in point order); fewer than 3 points: NaN arc
+  /// lengths and length 0.
+  KOKKOS_FUNCTION void lift_arclen(std::size_t base, int cnt, int e) const {
+    if (cnt < 3) {
+      for (int i = 0; i < cnt; ++i) arclen(base + i) = nanf();
+      length_out(e) = 0.0f;
+      return;
+    }
+    double acc = 0.0;
+    for (int i = 0; i < cnt; ++i) {
+      arclen(base + i) = static_cast<float>(acc);
+      acc += static_cast<double>(length(center(base + (i + 1 < cnt ? i + 1 : 0)) - center(base + i)));
+    }
+    length_out(e) = static_cast<float>(acc);
+  }
+
+  /// Grade check: |z_j - z_i| <= z_valid_grade * max(plan-view |c_j - c_i|, 1e-9)
+  /// for every consecutive pair, the closing pair included.
+  KOKKOS_FUNCTION bool grade_within(std::size_t base, int cnt) const {
+    for (int i = 0; i < cnt; ++i) {
+      const float dz = center(base + (i + 1 < cnt ? i + 1 : 0)).z - center(base + i).z;
+      if (kmath::fabs(dz) > z_valid_grade * kmath::max(seg(base + i), 1e-9f)) return false;
+    }
+    return true;
+  }
 
   KOKKOS_FUNCTION void operator()(const detail::TeamMember<Space>& team) const {
     const int e = team.league_rank();
@@ -106,10 +151,17 @@ struct InflateKernel {
       }
       env_flip(e) = kmath::fabs(area_a) >= kmath::fabs(area_b) ? 0 : 1;
       env_band(e) = has_band_override ? band_override : geom::sep_band(perimeter / static_cast<float>(cnt), two_hw);
+      if (z.profile == ZProfile::uniform) {
+        for (int k = 0; k < z.knots; ++k) z_knots(e * z.knots + k) = z_uniform_knot(seeds(e), k, z);
+      } else if (z.profile == ZProfile::random_walk) {
+        z_random_walk_knots(seeds(e), perimeter, z, z_knots.data() + static_cast<std::size_t>(e) * z.knots);
+      }
     });
     team.team_barrier();
 
-    // --- C: offsets, flat lift, per-point thickness scan
+    // --- C: elevation, offsets, lift, per-point thickness scan
+    const bool lifted = z.profile != ZProfile::flat;
+    const float perimeter = length_out(e);
     const int flip = env_flip(e);
     const int band_e = kmath::max(env_band(e), 0);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_max), [&](const int i) {
@@ -119,11 +171,10 @@ struct InflateKernel {
       const Vec2f n{n3.x, n3.y};
       const Vec2f pa = ci + hw * n, pb = ci - hw * n;
       const Vec2f o = flip ? pb : pa, in = flip ? pa : pb;
-      // The elevation plug-in point: flat profile.
-      const float z = z_base;
-      center(s) = Vec3f{ci.x, ci.y, z};
-      outer(s) = Vec3f{o.x, o.y, z};
-      inner(s) = Vec3f{in.x, in.y, z};
+      const float zi = elevation(e, i, cnt, perimeter);
+      center(s) = Vec3f{ci.x, ci.y, zi};
+      outer(s) = Vec3f{o.x, o.y, zi};
+      inner(s) = Vec3f{in.x, in.y, zi};
       if (border_check) {
         out2(s) = o;
         inn2(s) = in;
@@ -149,8 +200,22 @@ struct InflateKernel {
           crossings);
     }
 
-    // --- D: validity (one thread, point order)
+    // --- L: 3D tangents of a lifted centerline (needs the neighbours' z)
+    if (lifted) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cnt), [&](const int i) {
+        if (cnt < 3) {
+          tangent(base + i) = nan3();
+          return;
+        }
+        const Vec3f d = center(base + (i + 1 < cnt ? i + 1 : 0)) - center(base + (i > 0 ? i - 1 : cnt - 1));
+        const float l = length(d);
+        tangent(base + i) = l > 1e-12f ? Vec3f{d.x / l, d.y / l, d.z / l} : Vec3f{0.0f, 0.0f, 0.0f};
+      });
+    }
+
+    // --- D: 3D arc length, validity (one thread, point order)
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      if (lifted) lift_arclen(base, cnt, e);
       int ok = 0;
       if (cnt > 0) {
         float turning = 0.0f;
@@ -169,7 +234,8 @@ struct InflateKernel {
         const float rad_min = 1.0f / kmath::max(kmax, 1e-12f);
         const float thickness = kmath::min(rad_min, 0.5f * sep_min);
         const bool th_ok = thickness >= min_thickness;
-        ok = (gen_valid(e) != 0 && turn_ok && width_ok && finite && th_ok && crossings == 0) ? 1 : 0;
+        const bool grade_ok = z_valid_grade <= 0.0f || grade_within(base, cnt);
+        ok = (gen_valid(e) != 0 && turn_ok && width_ok && finite && th_ok && crossings == 0 && grade_ok) ? 1 : 0;
       }
       valid(e) = ok;
     });
@@ -180,9 +246,13 @@ struct InflateKernel {
 
 template <class Space>
 void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
-             Track<typename Space::memory_space>& track) {
+             const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track) {
   detail::ProfilingRegion region("TrackGen::pipeline::inflate");
   detail::check_inputs(buffers, config, track, "trackgen::inflate");
+  if (seeds.extent(0) != static_cast<std::size_t>(buffers.num_envs())) {
+    throw ConfigError("trackgen::inflate: seeds has " + std::to_string(seeds.extent(0)) + " entries, num_envs is " +
+                      std::to_string(buffers.num_envs()));
+  }
   const PipelineConstants c = pipeline_constants(config);
   resample_uniform(ctx, relax_output(config, buffers), track.count, buffers.ctr2, buffers.arc_s, buffers.n_max(),
                    "TrackGen::pipeline::inflate::reuniformize");
@@ -212,7 +282,10 @@ void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, Pipe
   k.two_hw = c.two_hw;
   k.min_thickness = c.min_thickness;
   k.turning_tol = c.turning_tol;
-  k.z_base = c.z_base;
+  k.seeds = seeds;
+  k.z_knots = buffers.z_knots;
+  k.z = c.z;
+  k.z_valid_grade = c.z_valid_grade;
   k.width_ok = c.half_width > c.w_floor;
   k.border_check = config.validity_border_check;
   k.has_band_override = config.relax_band.has_value();
@@ -223,16 +296,18 @@ void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, Pipe
 
 template <class Space>
 void run_pipeline(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
-                  Track<typename Space::memory_space>& track) {
+                  const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track) {
   resample_constant_spacing(ctx, config, buffers, track);
   relax(ctx, config, buffers, track);
-  inflate(ctx, config, buffers, track);
+  inflate(ctx, config, buffers, seeds, track);
 }
 
 #define TRACKGEN_INSTANTIATE_INFLATE(S)                                                                   \
   template void inflate<S>(const LaunchContext<S>&, const TrackGenConfig&, PipelineBuffers<S>&,          \
+                           const DView<std::int32_t, S>&,                                                 \
                            Track<typename S::memory_space>&);                                            \
   template void run_pipeline<S>(const LaunchContext<S>&, const TrackGenConfig&, PipelineBuffers<S>&,     \
+                                const DView<std::int32_t, S>&,                                            \
                                 Track<typename S::memory_space>&);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_INFLATE)
 

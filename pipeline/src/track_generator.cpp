@@ -18,10 +18,6 @@ template <class Space>
 TrackGenConfig checked_config(const TrackGenConfig& config, std::size_t seed_envs) {
   const std::string api = "trackgen::TrackGenerator";
   config.validate(available_generators<Space>());
-  if (config.z_profile != "flat") {
-    throw ConfigError(api + ": z_profile \"" + config.z_profile +
-                      "\" is not implemented by the track pipeline yet; only \"flat\" is");
-  }
   if (seed_envs != static_cast<std::size_t>(config.num_envs)) {
     throw ConfigError(api + ": seeds.num_envs() = " + std::to_string(seed_envs) + " must equal config.num_envs = " +
                       std::to_string(config.num_envs));
@@ -102,7 +98,7 @@ void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
   generator_->generate(ctx, seed_buf_, buffers_.gen_centerline, buffers_.gen_valid);
   resample_constant_spacing(ctx, config_, buffers_, track_);
   relax(ctx, config_, buffers_, track_);
-  inflate(ctx, config_, buffers_, track_);
+  inflate(ctx, config_, buffers_, seed_buf_, track_);
 }
 
 template <class Space>

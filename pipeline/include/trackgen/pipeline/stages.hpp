@@ -20,6 +20,7 @@
 #pragma once
 
 #include <trackgen/core/config.hpp>
+#include <trackgen/core/elevation.hpp>
 #include <trackgen/core/track.hpp>
 #include <trackgen/core/views.hpp>
 #include <trackgen/exec/launch_context.hpp>
@@ -49,7 +50,8 @@ struct PipelineConstants {
   float min_thickness = 0;  ///< validity: thickness >= (1 - relax_tol) hw
   float turning_tol = 0;  ///< validity: ||turn| - 2 pi| <= tol
   float w_floor = 0;      ///< validity: hw > w_floor
-  float z_base = 0;       ///< flat elevation
+  ZParams z;              ///< elevation profile (reference 3.7)
+  float z_valid_grade = 0; ///< validity: |dz| <= grade * plan-view step; 0 = off
   bool use_cache = false; ///< cached broadphase: relax_sep_cache_slots > 0 and relax_sep_every > 1
   bool chebyshev = false; ///< relax_accel == "chebyshev"
 };
@@ -133,6 +135,7 @@ class PipelineBuffers {
   Vec2View inn2;     ///< [E*N_max] inner border (2D); empty unless validity_border_check
   IntView env_band;  ///< [E] thickness band used by validity
   IntView env_flip;  ///< [E] 1 if the outer border is c - hw n (else c + hw n)
+  FloatView z_knots; ///< [E*K] elevation knots, K = z_control_points; empty unless z_profile is uniform or random_walk
 
   /// Host copy of Track::truncated for the facade's truncation warning.
   HostIntView truncated_host;
@@ -144,6 +147,7 @@ class PipelineBuffers {
   int cache_slots_ = 0;
   bool chebyshev_ = false;
   bool border_check_ = false;
+  int z_knots_ = 0;          // knots per env (0 unless the z profile uses knots)
   int relax_iters_ = 0;      // the Chebyshev schedule's inputs
   int cheby_start_ = 0;
   float cheby_rho_ = 0.0f;
@@ -195,20 +199,26 @@ const DView<Vec2f, Space>& relax_output(const TrackGenConfig& config, const Pipe
   return config.relax_enable ? buffers.relaxed : buffers.cs_center;
 }
 
-/// Inflation and validity (3.5, 3.6): re-uniformize the relax output, frames,
-/// arc length (double), winding, offsets (outer = larger |area|, fixed-order
-/// per-env sums), validity, flat lift to Vec3 at z_base. Writes every Track field
-/// except count, truncated and sep_overflow. The thickness test uses relax_band
-/// when it is set (the band the relaxation used; the reference ignored it), else
-/// SEPBAND(perimeter / count, 2 hw) of the final chain. Kernels
+/// Inflation and validity (3.5, 3.6) with the elevation profile (3.7):
+/// re-uniformize the relax output, frames, arc length (double), winding,
+/// offsets (outer = larger |area|, fixed-order per-env sums), z per point from
+/// config.z_profile (knots and noise drawn from `seeds`, the batch's [E]
+/// effective seeds: the generator's input), validity (with the grade check when
+/// z_valid_grade > 0), and the lift to Vec3: flat puts every point at z_base
+/// with plan-view tangents and arc length; other profiles give 3D tangents and
+/// arc length and keep the normals planar. Writes every Track field except
+/// count, truncated and sep_overflow. The thickness test uses relax_band when it
+/// is set (the band the relaxation used; the reference ignored it), else
+/// SEPBAND(perimeter / count, 2 hw) of the final chain. ConfigError naming the
+/// API when the buffers, Track or seeds do not fit the config. Kernels
 /// "TrackGen::pipeline::inflate::reuniformize" and "TrackGen::pipeline::inflate::frames_offset_validity".
 template <class Space>
 void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
-             Track<typename Space::memory_space>& track);
+             const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track);
 
 /// resample_constant_spacing -> relax -> inflate (everything after the generator).
 template <class Space>
 void run_pipeline(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
-                  Track<typename Space::memory_space>& track);
+                  const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track);
 
 }  // namespace trackgen
