@@ -21,69 +21,7 @@ namespace {
 using trackgen::Vec2f;
 namespace tt = trackgen::test;
 
-constexpr int kEnvs = 64;
-
-std::vector<std::int32_t> seed_range(int n, std::int32_t first = 0) {
-  std::vector<std::int32_t> s(static_cast<std::size_t>(n));
-  std::iota(s.begin(), s.end(), first);
-  return s;
-}
-
-trackgen::TrackGenConfig make_config(const std::string& generator, int num_envs = kEnvs) {
-  trackgen::TrackGenConfig c;
-  c.generator = generator;
-  c.num_envs = num_envs;
-  return c;
-}
-
-/// Output of one generate() on the host.
-struct Batch {
-  std::vector<Vec2f> pts;  // [E*N]
-  std::vector<std::int32_t> valid;
-  int num_envs = 0;
-  int n = 0;
-  const Vec2f* env(int e) const { return pts.data() + static_cast<std::size_t>(e) * n; }
-};
-
-/// A generator and its device buffers, as the pipeline holds them.
-template <class Space>
-struct Harness {
-  trackgen::TrackGenConfig config;
-  trackgen::LaunchContext<Space> ctx;
-  std::unique_ptr<trackgen::Generator<Space>> gen;
-  trackgen::DView<std::int32_t, Space> seeds;
-  trackgen::DView<Vec2f, Space> out;
-  trackgen::DView<std::int32_t, Space> valid;
-
-  Harness(const trackgen::TrackGenConfig& c, const std::vector<std::int32_t>& seed_values, Space space = Space())
-      : config(c),
-        ctx(space),
-        gen(trackgen::get_generator<Space>(c.generator).make(c, space)),
-        seeds(tt::to_device<Space>(seed_values, "test_seeds")),
-        out("test_centerline", std::size_t(c.num_envs) * c.num_points),
-        valid("test_valid", std::size_t(c.num_envs)) {}
-
-  Batch run() {
-    gen->generate(ctx, seeds, out, valid);
-    ctx.fence();
-    return {tt::to_vector(out), tt::to_vector(valid), config.num_envs, config.num_points};
-  }
-};
-
-template <class Space>
-Batch generate_batch(const trackgen::TrackGenConfig& c, const std::vector<std::int32_t>& seeds) {
-  Harness<Space> h(c, seeds);
-  return h.run();
-}
-
-double perimeter(const Vec2f* p, int n) {
-  double l = 0.0;
-  for (int i = 0; i < n; ++i) {
-    const Vec2f d = p[(i + 1) % n] - p[i];
-    l += std::sqrt(double(d.x) * d.x + double(d.y) * d.y);
-  }
-  return l;
-}
+using namespace trackgen::test::generators;  // Batch, Harness, seed_range, make_config, ...
 
 double variance(const std::vector<double>& v) {
   const double mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
@@ -95,26 +33,12 @@ double variance(const std::vector<double>& v) {
 /// Every point finite, out_valid 1, and each loop closed: the implicit closing
 /// edge is an ordinary edge (neither a gap nor a duplicated end point).
 void check_closed_finite(const Batch& b) {
-  for (int e = 0; e < b.num_envs; ++e) {
-    INFO("env " << e);
-    CHECK(b.valid[e] == 1);
-    const Vec2f* p = b.env(e);
-    bool finite = true;
-    for (int i = 0; i < b.n; ++i) finite = finite && std::isfinite(p[i].x) && std::isfinite(p[i].y);
-    REQUIRE(finite);
-    const double mean_edge = perimeter(p, b.n) / b.n;
+  check_closed_finite_with(b, [&](int, const Vec2f* p, double mean_edge) {
     const Vec2f d = p[0] - p[b.n - 1];
     const double closing = std::sqrt(double(d.x) * d.x + double(d.y) * d.y);
     CHECK(closing > 0.1 * mean_edge);
     CHECK(closing < 2.0 * mean_edge);
-  }
-}
-
-/// The bezier corner count of `seed` computed on the host from the RNG.
-int host_corner_count(std::int32_t seed, int min_num, int max_num) {
-  std::uint32_t st = trackgen::stream(seed, trackgen::salt::bezier_count);
-  const float u = trackgen::randf(st);
-  return std::min(min_num + static_cast<int>(std::floor(u * static_cast<float>(max_num - min_num + 1))), max_num);
+  });
 }
 
 // A user generator: a circle of radius 1 + 0.01 * seed per env.
@@ -176,26 +100,6 @@ std::vector<Vec2f> circle(int n, float r, Vec2f c = {0, 0}) {
 }
 
 float dist(Vec2f a, Vec2f b) { return std::hypot(a.x - b.x, a.y - b.y); }
-
-/// Kernel names and allocations seen through Kokkos Tools callbacks.
-std::vector<std::string> g_kernels;
-int g_allocations = 0;
-void on_begin_kernel(const char* name, std::uint32_t, std::uint64_t*) { g_kernels.emplace_back(name); }
-void on_allocate(Kokkos::Profiling::SpaceHandle, const char*, const void*, std::uint64_t) { ++g_allocations; }
-
-/// Runs one generate() of `h` with the callbacks installed.
-template <class Space>
-void record_generate(Harness<Space>& h) {
-  namespace kte = Kokkos::Tools::Experimental;
-  const auto saved = kte::get_callbacks();
-  g_kernels.clear();
-  g_allocations = 0;
-  kte::set_begin_parallel_for_callback(on_begin_kernel);
-  kte::set_allocate_data_callback(on_allocate);
-  h.gen->generate(h.ctx, h.seeds, h.out, h.valid);
-  h.ctx.fence();
-  kte::set_callbacks(saved);
-}
 
 }  // namespace
 
@@ -376,7 +280,7 @@ TEMPLATE_TEST_CASE("generators: bezier corner counts follow the reference RNG", 
   const int P = cfg.max_num_points;
   for (int e = 0; e < kEnvs; ++e) {
     INFO("seed " << seeds[e]);
-    const int m = host_corner_count(seeds[e], cfg.min_num_points, cfg.max_num_points);
+    const int m = host_corner_count(seeds[e], trackgen::salt::bezier_count, cfg.min_num_points, cfg.max_num_points);
     CHECK(count[e] == m);
     int finite = 0;
     for (int i = 0; i < P; ++i) finite += std::isfinite(corners[e * P + i].x) ? 1 : 0;

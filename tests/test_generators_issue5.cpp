@@ -31,76 +31,9 @@ using trackgen::Vec2f;
 namespace tt = trackgen::test;
 namespace td = trackgen::detail;
 
-constexpr int kEnvs = 64;
+using namespace trackgen::test::generators;  // Batch, Harness, seed_range, make_config, ...
+
 const char* const kNewGenerators[] = {"hull", "voronoi", "checkpoint"};
-
-std::vector<std::int32_t> seed_range(int n, std::int32_t first = 0) {
-  std::vector<std::int32_t> s(static_cast<std::size_t>(n));
-  std::iota(s.begin(), s.end(), first);
-  return s;
-}
-
-trackgen::TrackGenConfig make_config(const std::string& generator, int num_envs = kEnvs) {
-  trackgen::TrackGenConfig c;
-  c.generator = generator;
-  c.num_envs = num_envs;
-  return c;
-}
-
-/// Output of one generate() on the host.
-struct Batch {
-  std::vector<Vec2f> pts;  // [E*N]
-  std::vector<std::int32_t> valid;
-  int num_envs = 0;
-  int n = 0;
-  const Vec2f* env(int e) const { return pts.data() + static_cast<std::size_t>(e) * n; }
-};
-
-/// A generator and its device buffers, as the pipeline holds them.
-template <class Space>
-struct Harness {
-  trackgen::TrackGenConfig config;
-  trackgen::LaunchContext<Space> ctx;
-  std::unique_ptr<trackgen::Generator<Space>> gen;
-  trackgen::DView<std::int32_t, Space> seeds;
-  trackgen::DView<Vec2f, Space> out;
-  trackgen::DView<std::int32_t, Space> valid;
-
-  Harness(const trackgen::TrackGenConfig& c, const std::vector<std::int32_t>& seed_values)
-      : config(c),
-        gen(trackgen::get_generator<Space>(c.generator).make(c, Space())),
-        seeds(tt::to_device<Space>(seed_values, "test_seeds")),
-        out("test_centerline", std::size_t(c.num_envs) * c.num_points),
-        valid("test_valid", std::size_t(c.num_envs)) {}
-
-  Batch run() {
-    gen->generate(ctx, seeds, out, valid);
-    ctx.fence();
-    return {tt::to_vector(out), tt::to_vector(valid), config.num_envs, config.num_points};
-  }
-
-  template <class G>
-  G& as() {
-    auto* g = dynamic_cast<G*>(gen.get());
-    REQUIRE(g != nullptr);
-    return *g;
-  }
-};
-
-template <class Space>
-Batch generate_batch(const trackgen::TrackGenConfig& c, const std::vector<std::int32_t>& seeds) {
-  Harness<Space> h(c, seeds);
-  return h.run();
-}
-
-double perimeter(const Vec2f* p, int n) {
-  double l = 0.0;
-  for (int i = 0; i < n; ++i) {
-    const Vec2f d = p[(i + 1) % n] - p[i];
-    l += std::sqrt(double(d.x) * d.x + double(d.y) * d.y);
-  }
-  return l;
-}
 
 double compactness(const Vec2f* p, int n) {
   const double l = perimeter(p, n);
@@ -113,21 +46,14 @@ double compactness(const Vec2f* p, int n) {
 /// loops are not uniformly spaced, reference 2.5 step 3).
 void check_closed_finite(const Batch& b) {
   int bad = 0;
-  for (int e = 0; e < b.num_envs; ++e) {
-    INFO("env " << e);
-    CHECK(b.valid[e] == 1);
-    const Vec2f* p = b.env(e);
-    bool finite = true;
-    for (int i = 0; i < b.n; ++i) finite = finite && std::isfinite(p[i].x) && std::isfinite(p[i].y);
-    REQUIRE(finite);
-    const double mean_edge = perimeter(p, b.n) / b.n;
+  check_closed_finite_with(b, [&](int e, const Vec2f* p, double mean_edge) {
     double max_other = 0.0;
     for (int i = 0; i + 1 < b.n; ++i) max_other = std::max(max_other, double(trackgen::length(p[i + 1] - p[i])));
     const double closing = trackgen::length(p[0] - p[b.n - 1]);
     const bool ok = closing > 0.1 * mean_edge && closing <= std::max(2.0 * mean_edge, max_other);
     if (!ok) UNSCOPED_INFO("env " << e << ": closing edge " << closing << ", mean edge " << mean_edge);
     bad += ok ? 0 : 1;
-  }
+  });
   CHECK(bad == 0);
 }
 
@@ -167,35 +93,6 @@ std::vector<Vec2f> host_angle_sort(const Vec2f* p, int m) {
     pts[j + 1] = pt;
   }
   return pts;
-}
-
-/// The point-family corner count of `seed` drawn on the host.
-int host_corner_count(std::int32_t seed, trackgen::salt::Salt s, int min_num, int max_num) {
-  std::uint32_t st = trackgen::stream(seed, s);
-  const float u = trackgen::randf(st);
-  return std::min(min_num + static_cast<int>(std::floor(u * static_cast<float>(max_num - min_num + 1))), max_num);
-}
-
-/// Kernel names, region names and allocations seen through Kokkos Tools.
-std::vector<std::string> g_kernels, g_regions;
-int g_allocations = 0;
-void on_begin_kernel(const char* name, std::uint32_t, std::uint64_t*) { g_kernels.emplace_back(name); }
-void on_push_region(const char* name) { g_regions.emplace_back(name); }
-void on_allocate(Kokkos::Profiling::SpaceHandle, const char*, const void*, std::uint64_t) { ++g_allocations; }
-
-template <class Space>
-void record_generate(Harness<Space>& h) {
-  namespace kte = Kokkos::Tools::Experimental;
-  const auto saved = kte::get_callbacks();
-  g_kernels.clear();
-  g_regions.clear();
-  g_allocations = 0;
-  kte::set_begin_parallel_for_callback(on_begin_kernel);
-  kte::set_push_region_callback(on_push_region);
-  kte::set_allocate_data_callback(on_allocate);
-  h.gen->generate(h.ctx, h.seeds, h.out, h.valid);
-  h.ctx.fence();
-  kte::set_callbacks(saved);
 }
 
 // ---------------------------------------------------------------------------

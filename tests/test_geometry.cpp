@@ -4,7 +4,6 @@
 #include "support.hpp"
 
 #include <trackgen/core/geometry.hpp>
-#include <trackgen/core/views.hpp>
 
 #include <cmath>
 #include <limits>
@@ -19,15 +18,7 @@ constexpr double two_pi = 2.0 * geom::pi_d;
 constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
 constexpr float inf_f = std::numeric_limits<float>::infinity();
 
-/// f() evaluated once in a kernel on execution space Space.
-template <class Space, class F>
-auto on_device(const F& f) {
-  using R = decltype(f());
-  trackgen::DView<R, Space> out("TrackGen::test::probe", 1);
-  Kokkos::parallel_for("TrackGen::test::probe", Kokkos::RangePolicy<Space>(Space(), 0, 1),
-                       KOKKOS_LAMBDA(const int) { out(0) = f(); });
-  return trackgen::test::to_vector(out)[0];
-}
+using trackgen::test::on_device;  // f() evaluated once in a kernel on a space
 
 // ------------------------------------------------------------ closed loops
 

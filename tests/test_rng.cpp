@@ -3,7 +3,6 @@
 #include "support.hpp"
 
 #include <trackgen/core/rng.hpp>
-#include <trackgen/core/views.hpp>
 
 #include <cstdint>
 #include <limits>
@@ -14,6 +13,7 @@ using trackgen::rand_init;
 using trackgen::randf;
 using trackgen::randi;
 using trackgen::salted;
+using trackgen::test::map_on_device;  // out[i] = f(in[i]) in a kernel on a space
 
 namespace {
 
@@ -56,17 +56,6 @@ struct RandiOf {
 struct SaltedOf {
   KOKKOS_FUNCTION std::int32_t operator()(std::int32_t seed) const { return salted(seed, 9781); }
 };
-
-/// out[i] = f(in[i]) computed in a kernel on execution space Space.
-template <class Space, class F, class T>
-auto map_on_device(const std::vector<T>& in, const F& f) {
-  using R = decltype(f(in[0]));
-  const auto d_in = trackgen::test::to_device<Space>(in);
-  trackgen::DView<R, Space> out("TrackGen::test::out", in.size());
-  Kokkos::parallel_for("TrackGen::test::map", Kokkos::RangePolicy<Space>(Space(), 0, in.size()),
-                       KOKKOS_LAMBDA(const int i) { out(i) = f(d_in(i)); });
-  return trackgen::test::to_vector(out);
-}
 
 }  // namespace
 
