@@ -49,3 +49,21 @@ apt_private() {
     -o Dir::Etc::SourceParts=/dev/null -o Dir::Cache="$dir/cache" -o Dir::State::status=/dev/null \
     -o APT::Sandbox::User=root "$@"
 }
+
+# fetch_libkokkos_dev DEST: unpacks Debian's libkokkos-dev binary package (unstable
+# suite: the headers of an OpenMP build of Kokkos 5, every backend's headers
+# included) into DEST with dpkg -x, writes its version to DEST/VERSION; a no-op
+# when DEST/.complete exists.
+fetch_libkokkos_dev() {
+  local dest=$1 work
+  [ -f "$dest/.complete" ] && return 0
+  work=$(mktemp -d "${TMPDIR:-/tmp}/trackgen-kokkos5.XXXXXX")
+  echo "[kokkos5] fetching libkokkos-dev (unstable) through apt" >&2
+  apt_private "$work/apt" deb unstable update -qq >/dev/null
+  (cd "$work" && apt_private "$work/apt" deb unstable download libkokkos-dev >/dev/null 2>&1)
+  rm -rf "$dest"; mkdir -p "$dest"
+  dpkg -x "$work"/libkokkos-dev_*.deb "$dest"
+  dpkg-deb -f "$work"/libkokkos-dev_*.deb Version > "$dest/VERSION"
+  rm -rf "$work"
+  touch "$dest/.complete"
+}

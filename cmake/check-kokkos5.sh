@@ -13,17 +13,7 @@ source "$here/cmake/apt-private.sh"
 
 cache_root=${TRACKGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/trackgen}
 hdrs="$cache_root/libkokkos-dev-unstable"
-if [ ! -f "$hdrs/.complete" ]; then
-  work=$(mktemp -d "${TMPDIR:-/tmp}/trackgen-kokkos5.XXXXXX")
-  trap 'rm -rf "$work"' EXIT
-  echo "[kokkos5] fetching libkokkos-dev (unstable) through apt" >&2
-  apt_private "$work/apt" deb unstable update -qq >/dev/null
-  (cd "$work" && apt_private "$work/apt" deb unstable download libkokkos-dev >/dev/null 2>&1)
-  rm -rf "$hdrs"; mkdir -p "$hdrs"
-  dpkg -x "$work"/libkokkos-dev_*.deb "$hdrs"
-  dpkg-deb -f "$work"/libkokkos-dev_*.deb Version > "$hdrs/VERSION"
-  touch "$hdrs/.complete"
-fi
+fetch_libkokkos_dev "$hdrs"
 echo "[kokkos5] libkokkos-dev $(cat "$hdrs/VERSION")" >&2
 
 incs=(-isystem "$hdrs/usr/include/kokkos" -I"$build/generated")

@@ -65,7 +65,7 @@ void reset_saturate(const IV<Space>& x, const IV<Space>& cap) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("LaunchContext records into a HostGraph and replays", "[exec]", TRACKGEN_TEST_SPACES) {
+TEMPLATE_TEST_CASE("LaunchContext records into a HostGraph and replays", "[exec]", TRACKGEN_TEST_HOST_SPACES) {
   using Space = TestType;
   IV<Space> x("x", 8);
   HostGraph g;
@@ -83,7 +83,7 @@ TEMPLATE_TEST_CASE("LaunchContext records into a HostGraph and replays", "[exec]
   CHECK_THROWS_AS(rec.fence(), CaptureError);
 }
 
-TEMPLATE_TEST_CASE("skip_unless: host poll, conditional node, unconditional", "[exec]", TRACKGEN_TEST_SPACES) {
+TEMPLATE_TEST_CASE("skip_unless: host poll, conditional node, unconditional", "[exec]", TRACKGEN_TEST_HOST_SPACES) {
   using Space = TestType;
   IV<Space> x("x", 4), flag("flag", 1);
   const LaunchContext<Space> eager;
@@ -128,7 +128,7 @@ TEMPLATE_TEST_CASE("skip_unless: host poll, conditional node, unconditional", "[
 }
 
 TEMPLATE_TEST_CASE("bounded_loop: the three lowerings agree bitwise on an absorbing body", "[exec]",
-                   TRACKGEN_TEST_SPACES) {
+                   TRACKGEN_TEST_HOST_SPACES) {
   using Space = TestType;
   const int n = 64, iters = 20;
   IV<Space> x("x", n), cap("cap", n), active("active", 1);
@@ -164,7 +164,7 @@ TEMPLATE_TEST_CASE("bounded_loop: the three lowerings agree bitwise on an absorb
   CHECK(results[2] == results[0]);
 }
 
-TEMPLATE_TEST_CASE("bounded_loop and host() enforce the declared capture class", "[exec]", TRACKGEN_TEST_SPACES) {
+TEMPLATE_TEST_CASE("bounded_loop and host() enforce the declared capture class", "[exec]", TRACKGEN_TEST_HOST_SPACES) {
   using Space = TestType;
   IV<Space> x("x", 4), cap("cap", 4), active("active", 1);
   Program<Space> p("wrong");
@@ -200,7 +200,7 @@ TEMPLATE_TEST_CASE("bounded_loop and host() enforce the declared capture class",
 }
 
 TEMPLATE_TEST_CASE("GraphRunner policies: eager, self-graph, record, segmented, keys", "[exec]",
-                   TRACKGEN_TEST_SPACES) {
+                   TRACKGEN_TEST_HOST_SPACES) {
   using Space = TestType;
   IV<Space> x("x", 16);
   std::atomic<int> enqueues{0};
@@ -304,7 +304,7 @@ TEMPLATE_TEST_CASE("any_set writes the mask's any flag on the device", "[exec]",
   CHECK(test::to_vector(flag)[0] == 1);
 }
 
-TEMPLATE_TEST_CASE("scope() makes a context ambient for for_call()", "[exec]", TRACKGEN_TEST_SPACES) {
+TEMPLATE_TEST_CASE("scope() makes a context ambient for for_call()", "[exec]", TRACKGEN_TEST_HOST_SPACES) {
   using Space = TestType;
   HostGraph g;
   const auto rec = LaunchContext<Space>::capture(g);

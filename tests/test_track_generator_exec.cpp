@@ -87,7 +87,7 @@ void register_host_circle() {
 }  // namespace
 
 TEMPLATE_TEST_CASE("TrackGenerator: graph replay equals the eager run bitwise for every generator", "[exec][pipeline]",
-                   TRACKGEN_TEST_SPACES) {
+                   TRACKGEN_TEST_HOST_SPACES) {
   using Space = TestType;
   for (const auto& name : fast_generators()) {
     INFO("generator " << name);
@@ -107,7 +107,7 @@ TEMPLATE_TEST_CASE("TrackGenerator: graph replay equals the eager run bitwise fo
 }
 
 TEMPLATE_TEST_CASE("TrackGenerator: recording into a caller's capture reads live seeds at replay", "[exec][pipeline]",
-                   TRACKGEN_TEST_SPACES) {
+                   TRACKGEN_TEST_HOST_SPACES) {
   using Space = TestType;
   const auto cfg = small_config("bezier", 8);
   DView<std::int32_t, Space> seeds("seeds", cfg.num_envs);
@@ -127,8 +127,53 @@ TEMPLATE_TEST_CASE("TrackGenerator: recording into a caller's capture reads live
   CHECK(replayed.bitwise_equal(tt::HostTrack::from(fresh.generate())));
 }
 
+TEMPLATE_TEST_CASE("TrackGenerator: rebinding the seeds re-records the self-graph and warns a caller's graph",
+                   "[exec][pipeline]", TRACKGEN_TEST_HOST_SPACES) {
+  using Space = TestType;
+  const auto cfg = small_config("polar", 8);
+  DView<std::int32_t, Space> a("a", cfg.num_envs), b("b", cfg.num_envs);
+  Kokkos::deep_copy(a, 5);
+  Kokkos::deep_copy(b, 9);
+  const auto from = [&](const DView<std::int32_t, Space>& s) {
+    TrackGenerator<Space> fresh(cfg, s);
+    return tt::HostTrack::from(fresh.generate());
+  };
+  const auto ref_a = from(a), ref_b = from(b);
+  std::vector<std::string> warnings;
+  const auto previous = logging::set_sink([&](const std::string& level, const std::string& msg) {
+    if (level == "warning" || level == "warn") warnings.push_back(msg);
+  });
+
+  TrackGenerator<Space> tg(cfg, a);
+  CHECK(tt::HostTrack::from(tg.generate()).bitwise_equal(ref_a));  // records the self-graph on a
+  tg.rebind_seeds(b);  // no caller's graph recorded anything: silent
+  CHECK(warnings.empty());
+  CHECK(tt::HostTrack::from(tg.generate()).bitwise_equal(ref_b));  // the self-graph reads b
+
+  HostGraph caller;
+  tg.generate(LaunchContext<Space>::capture(caller));
+  tg.rebind_seeds(b);  // the same View: silent
+  CHECK(warnings.empty());
+  tg.rebind_seeds(a);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("rebound") != std::string::npos);
+  CHECK(tt::HostTrack::from(tg.generate()).bitwise_equal(ref_a));
+  caller.replay();  // the caller's graph still reads b, as warned
+  CHECK(tt::HostTrack::from(tg.track()).bitwise_equal(ref_b));
+
+  // Through SeedState::rebind directly: noticed at the next call.
+  tg.seeds().rebind(b);
+  CHECK(tt::HostTrack::from(tg.generate()).bitwise_equal(ref_b));
+  CHECK(warnings.size() == 1);
+  logging::set_sink(previous);
+
+  CHECK_THROWS_AS(tg.rebind_seeds(DView<std::int32_t, Space>("short", 3)), ConfigError);
+  TrackGenerator<Space> owned(cfg, SeedState<Space>(cfg.num_envs, 0));
+  CHECK_THROWS_AS(owned.rebind_seeds(b), ConfigError);
+}
+
 TEMPLATE_TEST_CASE("TrackGenerator: a HOST generator refuses a caller's capture and runs segmented",
-                   "[exec][pipeline]", TRACKGEN_TEST_SPACES) {
+                   "[exec][pipeline]", TRACKGEN_TEST_HOST_SPACES) {
   using Space = TestType;
   register_host_circle<Space>();
   const auto cfg = small_config("test-host-circle", 6);

@@ -5,14 +5,16 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
+#include <mutex>
+#include <utility>
 
-namespace trackgen::log {
+namespace trackgen::logging {
 namespace {
 
 spdlog::level::level_enum parse_level(const std::string& name) {
   const auto lvl = spdlog::level::from_str(name);
   if (lvl == spdlog::level::off && name != "off") {
-    throw ConfigError("trackgen::log::set_level: level '" + name +
+    throw ConfigError("trackgen::logging::set_level: level '" + name +
                       "' is not one of trace, debug, info, warn, error, critical, off");
   }
   return lvl;
@@ -35,11 +37,40 @@ spdlog::logger& logger() {
   return *instance;
 }
 
+struct SinkSlot {
+  std::mutex mutex;
+  Sink sink;
+};
+
+SinkSlot& sink_slot() {
+  static SinkSlot slot;
+  return slot;
+}
+
+void emit(spdlog::level::level_enum lvl, const std::string& msg) {
+  spdlog::logger& l = logger();
+  if (!l.should_log(lvl)) return;
+  SinkSlot& slot = sink_slot();
+  const std::lock_guard<std::mutex> lock(slot.mutex);
+  if (slot.sink) {
+    const auto name = spdlog::level::to_string_view(lvl);
+    slot.sink(std::string(name.data(), name.size()), msg);
+  } else {
+    l.log(lvl, msg);
+  }
+}
+
 }  // namespace
 
-void debug(const std::string& msg) { logger().debug(msg); }
-void info(const std::string& msg) { logger().info(msg); }
-void warn(const std::string& msg) { logger().warn(msg); }
+void debug(const std::string& msg) { emit(spdlog::level::debug, msg); }
+void info(const std::string& msg) { emit(spdlog::level::info, msg); }
+void warn(const std::string& msg) { emit(spdlog::level::warn, msg); }
 void set_level(const std::string& level) { logger().set_level(parse_level(level)); }
 
-}  // namespace trackgen::log
+Sink set_sink(Sink sink) {
+  SinkSlot& slot = sink_slot();
+  const std::lock_guard<std::mutex> lock(slot.mutex);
+  return std::exchange(slot.sink, std::move(sink));
+}
+
+}  // namespace trackgen::logging

@@ -24,7 +24,7 @@ void warn_once(const std::string& key, const std::string& msg) {
   static std::mutex m;
   static std::set<std::string> seen;
   std::lock_guard lock(m);
-  if (seen.insert(key).second) log::warn(msg);
+  if (seen.insert(key).second) logging::warn(msg);
 }
 }  // namespace detail
 }  // namespace trackgen::exec

@@ -413,7 +413,7 @@ RepulsiveGenerator<Space>::RepulsiveGenerator(const TrackGenConfig& config, cons
     os << "trackgen::repulsive: the expected perimeter (~" << p_.expected_perimeter() << " = 2 pi r_init "
        << "grow_mult_max at scale " << config.scale << ") / spacing " << spacing << " + 1 = " << need
        << " exceeds N_max = " << config.N_max << "; long tracks will be truncated and fail validity";
-    log::warn(os.str());
+    logging::warn(os.str());
   }
 }
 

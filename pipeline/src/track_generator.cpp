@@ -53,7 +53,7 @@ void warn_if_truncated(const LaunchContext<Space>& ctx, const Track<typename Spa
     ++n;
   }
   if (n == 0) return;
-  log::warn("TrackGenerator::generate: " + std::to_string(n) + " of " + std::to_string(host.extent(0)) +
+  logging::warn("TrackGenerator::generate: " + std::to_string(n) + " of " + std::to_string(host.extent(0)) +
             " tracks needed more than N_max = " + std::to_string(n_max) +
             " points and were truncated (they are nearly always invalid); envs " + first + (n > 8 ? ", ..." : "") +
             ". Raise N_max (>= max perimeter / spacing + 1) or the spacing.");
@@ -73,25 +73,14 @@ TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, SeedState<Sp
       buffers_(config_, ctx_.space()),
       track_(config_.num_envs, config_.N_max),
       program_(make_program()),
-      runner_(config_.generator) {
+      runner_(config_.generator),
+      recorded_seeds_(seeds_.seeds().data()) {
   runner_.prepare(program_, ctx_);
 }
 
 template <class Space>
 TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, const IntView& seeds, Space space)
-    : config_(checked_config<Space>(config, seeds.extent(0))),
-      ctx_(std::move(space)),
-      seeds_(seeds, /*copy=*/false, ctx_.space()),
-      seed_buf_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "seed_buf")), config_.num_envs),
-      any_flag_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "mask_any")), 1),
-      spec_(&get_generator<Space>(config_.generator)),
-      generator_(spec_->make(config_, ctx_.space())),
-      buffers_(config_, ctx_.space()),
-      track_(config_.num_envs, config_.N_max),
-      program_(make_program()),
-      runner_(config_.generator) {
-  runner_.prepare(program_, ctx_);
-}
+    : TrackGenerator(config, SeedState<Space>(seeds, /*copy=*/false, space), space) {}
 
 template <class Space>
 void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
@@ -151,13 +140,36 @@ Program<Space> TrackGenerator<Space>::make_masked_program(const IntView& mask, b
 }
 
 template <class Space>
+void TrackGenerator<Space>::rebind_seeds(const IntView& seeds) {
+  seeds_.rebind(seeds);
+  refresh_seed_binding();
+}
+
+template <class Space>
+void TrackGenerator<Space>::refresh_seed_binding() {
+  if (seeds_.seeds().data() == recorded_seeds_) return;
+  recorded_seeds_ = seeds_.seeds().data();
+  const typename GraphRunner<Space>::SerialScope serial;
+  runner_.reset_graphs();
+  program_ = make_program();
+  if (caller_recorded_) {
+    caller_recorded_ = false;
+    logging::warn("TrackGenerator (" + config_.generator +
+                  "): the seeds were rebound after generate(ctx) recorded into a caller's graph; that graph "
+                  "keeps reading the old seeds View. Record it again.");
+  }
+}
+
+template <class Space>
 const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::run(const Program<Space>& program,
                                                                             const LaunchContext<Space>& ctx,
                                                                             std::optional<GraphKey> key) {
   detail::ProfilingRegion region("TrackGen::TrackGenerator::generate");
   const typename GraphRunner<Space>::SerialScope serial;
   runner_.run(program, ctx, {policy_, std::move(key), false});
-  if (!ctx.capturing()) {
+  if (ctx.capturing()) {
+    caller_recorded_ = true;
+  } else {
     // Host step after the program (never recorded): the truncation warning.
     warn_if_truncated(ctx, track_, buffers_.truncated_host, config_.N_max);
   }
@@ -166,11 +178,13 @@ const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::run(con
 
 template <class Space>
 const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate() {
+  refresh_seed_binding();
   return run(program_, ctx_, std::nullopt);
 }
 
 template <class Space>
 const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate(const LaunchContext<Space>& ctx) {
+  refresh_seed_binding();
   return run(program_, ctx, std::nullopt);
 }
 
@@ -178,6 +192,7 @@ template <class Space>
 const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate(const IntView& mask, bool advance) {
   seeds_.check_mask(mask);
   const GraphKey key{reinterpret_cast<std::uintptr_t>(mask.data()), advance ? 1u : 0u};
+  refresh_seed_binding();
   return run(make_masked_program(mask, advance), ctx_, key);
 }
 

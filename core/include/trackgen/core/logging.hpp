@@ -4,16 +4,27 @@
 // the public headers.
 #pragma once
 
+#include <functional>
 #include <string>
 
-namespace trackgen::log {
+namespace trackgen::logging {
 
+/// Logs `msg` at debug level.
 void debug(const std::string& msg);
+/// Logs `msg` at info level.
 void info(const std::string& msg);
+/// Logs `msg` at warn level (the default level: shown unless raised).
 void warn(const std::string& msg);
+
+/// Receives (level name, message) of every message at or above the level.
+using Sink = std::function<void(const std::string& level, const std::string& msg)>;
+
+/// Routes TrackGen's messages to `sink` instead of stderr (an empty Sink
+/// restores stderr); returns the previous sink. Calls are serialized.
+Sink set_sink(Sink sink);
 
 /// Sets the level by name (same names as TRACKGEN_LOG_LEVEL); throws
 /// trackgen::ConfigError for an unknown name.
 void set_level(const std::string& level);
 
-}  // namespace trackgen::log
+}  // namespace trackgen::logging

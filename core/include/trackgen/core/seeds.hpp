@@ -55,6 +55,15 @@ struct DirectLauncher {
 /// (trackgen::LaunchContext, DirectLauncher).
 template <class C>
 concept Launcher = requires(const C& c) { c.space(); };
+
+/// s[e] = expand_seed(k, e, mode) on `space` (a free function: nvcc admits no
+/// KOKKOS_LAMBDA directly inside a constructor or a private member function).
+template <class Space>
+void expand_seeds(const Space& space, const DView<std::int32_t, Space>& s, std::int32_t k, SeedExpansion mode) {
+  Kokkos::parallel_for(
+      "TrackGen::seeds::expand", Kokkos::RangePolicy<Space>(space, 0, s.extent(0)),
+      KOKKOS_LAMBDA(const int e) { s(e) = expand_seed(k, e, mode); });
+}
 }  // namespace detail
 
 /// Per-env base seeds plus a per-env epoch that only changes on the device, the
@@ -77,10 +86,7 @@ class SeedState {
     }
     seeds_ = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("seeds", "seeds")), num_envs);
     epoch_ = IntView(label("seeds", "epoch"), num_envs);
-    auto s = seeds_;
-    Kokkos::parallel_for(
-        "TrackGen::seeds::expand", Kokkos::RangePolicy<Space>(space_, 0, num_envs),
-        KOKKOS_LAMBDA(const int e) { s(e) = expand_seed(k, e, mode); });
+    detail::expand_seeds(space_, seeds_, k, mode);
     space_.fence();
   }
 
@@ -107,6 +113,23 @@ class SeedState {
   bool bound() const { return bound_; }
   int num_envs() const { return static_cast<int>(seeds_.extent(0)); }
   const Space& space() const { return space_; }
+
+  /// Binds another caller's [E] int32 View of base seeds (a bound state only;
+  /// the epochs are kept). Returns whether the View changed: a graph that
+  /// recorded work reading the old View keeps reading it. ConfigError for an
+  /// owned state (use set()) or a View of another extent.
+  bool rebind(const IntView& seeds) {
+    if (!bound_) {
+      throw ConfigError("trackgen::SeedState::rebind: the seeds are owned (copied); write them with set()");
+    }
+    if (seeds.data() == nullptr || seeds.extent(0) != seeds_.extent(0)) {
+      throw ConfigError("trackgen::SeedState::rebind: seeds must be an [" + std::to_string(num_envs()) +
+                        "] int32 View, got extent " + std::to_string(seeds.extent(0)));
+    }
+    const bool changed = seeds.data() != seeds_.data();
+    seeds_ = seeds;
+    return changed;
+  }
 
   /// Checks that `mask` is an [E] int32 View (a mask selects env e where mask[e] != 0).
   void check_mask(const IntView& mask, const std::string& name = "mask") const {

@@ -5,6 +5,9 @@
 //   - graph:         recorded into a HostGraph with conditional nodes, replayed (b)
 //   - unconditional: recorded with exec::unconditional, every window replayed (c)
 //   - unrolled:      eager with every window forced (the prepare() pass)
+// On Kokkos::Cuda (with the CUDA executor) "graph" and "unconditional" are CUDA
+// graphs captured on the space's stream (a CUDA IF node per window where CUDA >=
+// 12.4), launched once; there the eager run is lowering (c), as on any device.
 // Equal bytes across all four show the absorbing contract holds for the inputs
 // `reset` produces (the polled run stops early, the unrolled one runs every
 // iteration). It also checks the declared capture class is usable.
@@ -58,11 +61,22 @@ StageCheckReport check_stage(const Stage<Space>& stage, const std::function<void
   std::vector<std::pair<const char*, std::vector<std::vector<unsigned char>>>> others;
   if (stage.capture == CaptureClass::HOST) {
     // A HOST stage must refuse recording; only the eager and unrolled runs apply.
-    HostGraph g;
-    try {
-      GraphRunner<Space>("check_stage").run(program, LaunchContext<Space>::capture(g, space));
-      fail("HOST stage '" + stage.id + "' was recorded into a capture instead of raising NotCapturableError");
-    } catch (const NotCapturableError&) {
+    const auto refuse = [&](const LaunchContext<Space>& capture) {
+      try {
+        GraphRunner<Space>("check_stage").run(program, capture);
+        fail("HOST stage '" + stage.id + "' was recorded into a capture instead of raising NotCapturableError");
+      } catch (const NotCapturableError&) {
+      }
+    };
+#if TRACKGEN_EXEC_CUDA
+    if constexpr (cuda_graphs_v<Space>) {
+      const cuda_exec::StreamCapture capture(space.cuda_stream());  // aborted when it goes out of scope
+      refuse(LaunchContext<Space>(space));
+    } else
+#endif
+    {
+      HostGraph g;
+      refuse(LaunchContext<Space>::capture(g, space));
     }
   } else if constexpr (host_accessible_v<Space>) {
     others.emplace_back("graph", run_guarded("graph", [&] {
@@ -77,6 +91,19 @@ StageCheckReport check_stage(const Stage<Space>& stage, const std::function<void
                           g.replay();
                         }));
   }
+#if TRACKGEN_EXEC_CUDA
+  else if constexpr (cuda_graphs_v<Space>) {
+    const auto captured = [&] {
+      const LaunchContext<Space> own = LaunchContext<Space>(space).own_capture();
+      capture_cuda_graph(space, [&] { program.enqueue(own); }).replay(space);
+    };
+    others.emplace_back("graph", run_guarded("graph", captured));
+    others.emplace_back("unconditional", run_guarded("unconditional", [&] {
+                          exec::unconditional u;
+                          captured();
+                        }));
+  }
+#endif
   others.emplace_back("unrolled", run_guarded("unrolled", [&] { program.enqueue(eager.unrolled()); }));
 
   for (const auto& [lowering, snap] : others) {

@@ -9,11 +9,20 @@
 //    program with HOST stages runs SEGMENTED: HOST stages eagerly, every run of
 //    other stages from its own graph.
 //
-// Graphs are HostGraphs on host spaces. A runner is single-writer: one producer
-// must not run from two threads at once. Distinct producers may be used from
-// distinct threads: on host spaces their runs are serialized by a per-space lock
-// (serial_lock()), because Kokkos' host backends do not accept parallel
-// dispatches from two threads at once.
+// Graphs are HostGraphs on host spaces. On Kokkos::Cuda (with the CUDA executor,
+// see cuda_graph.hpp) they are CUDA graphs: a self-graph is captured with
+// cudaStreamBeginCapture on the stream of the call's Kokkos::Cuda instance
+// (`space.cuda_stream()`, thread-local mode), instantiated, and launched on that
+// stream; a caller's capture is a capture open on that stream when run() is
+// called, and the runner's owner (set_owner) is then kept alive by the caller's
+// graph through a CUDA user object. Every run outside a capture first releases
+// the owners whose graphs CUDA has destroyed. On other device spaces every
+// policy runs eagerly.
+//
+// A runner is single-writer: one producer must not run from two threads at once.
+// Distinct producers may be used from distinct threads: on host spaces their
+// runs are serialized by a per-space lock (serial_lock()), because Kokkos' host
+// backends do not accept parallel dispatches from two threads at once.
 #pragma once
 
 #include <trackgen/core/logging.hpp>
@@ -24,6 +33,20 @@
 #include <optional>
 
 namespace trackgen {
+
+namespace detail {
+/// The self-graph type of a space: a HostGraph, or a CudaGraph on Kokkos::Cuda.
+template <class Space>
+struct self_graph {
+  using type = HostGraph;
+};
+#if TRACKGEN_EXEC_CUDA
+template <>
+struct self_graph<Kokkos::Cuda> {
+  using type = CudaGraph;
+};
+#endif
+}  // namespace detail
 
 /// Identifies which body a self-graph holds (e.g. {advance, mask pointer});
 /// equal keys must mean identical launches on identical buffers.
@@ -39,6 +62,10 @@ class GraphRunner {
  public:
   /// At most this many non-default keys get a self-graph; further keys run eagerly.
   static constexpr std::size_t max_keyed_graphs = 16;
+  /// The graph type of the self-graphs: HostGraph, or CudaGraph on Kokkos::Cuda.
+  using graph_type = typename detail::self_graph<Space>::type;
+  /// Whether this space records self-graphs (host spaces and Kokkos::Cuda).
+  static constexpr bool records_graphs = host_accessible_v<Space> || cuda_graphs_v<Space>;
 
   struct RunOptions {
     Policy policy = Policy::automatic;
@@ -77,6 +104,7 @@ class GraphRunner {
       throw CaptureError("trackgen::GraphRunner::prepare (" + name_ + "): the context is recording a graph");
     }
     const SerialScope serial;
+    release_retained();
     program.enqueue(ctx.unrolled());
     ctx.space().fence();
     prepared_ = true;
@@ -98,14 +126,16 @@ class GraphRunner {
     check_record(program, ctx);
     if (ctx.capturing()) {
       program.enqueue(ctx);
+      anchor_owner(ctx);
       return;
     }
     const SerialScope serial;
+    release_retained();
     if (opt.key && !prepared_) {
       throw CaptureError("trackgen::GraphRunner::run (" + name_ + "): a keyed self-graph needs prepare() first");
     }
     Entry* entry = nullptr;
-    if (opt.policy == Policy::automatic && host_accessible_v<Space>) entry = find_or_record(program, ctx, opt.key);
+    if (opt.policy == Policy::automatic && records_graphs) entry = find_or_record(program, ctx, opt.key);
     if (entry == nullptr) {
       program.enqueue(ctx);
     } else {
@@ -114,7 +144,7 @@ class GraphRunner {
         if (segs[i].host) {
           program.enqueue(ctx, segs[i].first, segs[i].last);
         } else {
-          entry->graphs[i]->replay();
+          replay(*entry->graphs[i], ctx);
         }
       }
     }
@@ -122,15 +152,15 @@ class GraphRunner {
   }
 
   /// The whole-body self-graph of `key`, if recorded (nullptr for a segmented body).
-  const HostGraph* graph_for(const std::optional<GraphKey>& key = std::nullopt) const {
+  const graph_type* graph_for(const std::optional<GraphKey>& key = std::nullopt) const {
     auto it = graphs_.find(key);
     if (it == graphs_.end() || it->second.graphs.size() != 1) return nullptr;
     return it->second.graphs[0].get();
   }
 
   /// The per-segment self-graphs of `key` (nullptr at HOST segments); empty if none.
-  std::vector<const HostGraph*> segment_graphs_for(const std::optional<GraphKey>& key = std::nullopt) const {
-    std::vector<const HostGraph*> out;
+  std::vector<const graph_type*> segment_graphs_for(const std::optional<GraphKey>& key = std::nullopt) const {
+    std::vector<const graph_type*> out;
     auto it = graphs_.find(key);
     if (it != graphs_.end()) {
       for (const auto& g : it->second.graphs) out.push_back(g.get());
@@ -148,14 +178,70 @@ class GraphRunner {
   /// Drops every recorded self-graph (e.g. after the producer's buffers changed).
   void reset_graphs() { graphs_.clear(); }
 
+#if TRACKGEN_EXEC_CUDA
+  /// The object a caller's CUDA graph keeps alive when run() records this
+  /// runner's program into it (through a CUDA user object, see exec::retain),
+  /// so that the buffers the graph references outlive the caller's handle to
+  /// the producer. Held weakly here; an expired or empty owner anchors nothing.
+  void set_owner(std::weak_ptr<void> owner) { owner_ = std::move(owner); }
+#endif
+
  private:
   struct Entry {
-    std::vector<std::unique_ptr<HostGraph>> graphs;  // one per segment; nullptr at HOST segments
+    std::vector<std::unique_ptr<graph_type>> graphs;  // one per segment; nullptr at HOST segments
   };
+
+  /// Records the self-graph of one non-HOST segment [first, last).
+  std::unique_ptr<graph_type> record_segment(const Program<Space>& program, const LaunchContext<Space>& ctx,
+                                             std::size_t first, std::size_t last) {
+#if TRACKGEN_EXEC_CUDA
+    if constexpr (cuda_graphs_v<Space>) {
+      return std::make_unique<CudaGraph>(
+          capture_cuda_graph(ctx.space(), [&] { program.enqueue(ctx.own_capture(), first, last); }));
+    } else
+#endif
+    {
+      auto g = std::make_unique<HostGraph>();
+      program.enqueue(LaunchContext<Space>::recording(*g, ctx.space(), true), first, last);
+      return g;
+    }
+  }
+
+  /// Replays one segment's self-graph on ctx's instance.
+  static void replay(const graph_type& graph, const LaunchContext<Space>& ctx) {
+#if TRACKGEN_EXEC_CUDA
+    if constexpr (cuda_graphs_v<Space>) {
+      graph.replay(ctx.space());
+    } else
+#endif
+    {
+      (void)ctx;
+      graph.replay();
+    }
+  }
+
+  /// Ties the owner to the caller's CUDA capture open on ctx's stream (CUDA only).
+  void anchor_owner(const LaunchContext<Space>& ctx) const {
+#if TRACKGEN_EXEC_CUDA
+    if constexpr (cuda_graphs_v<Space>) {
+      if (auto owner = owner_.lock()) exec::retain(ctx.space(), std::move(owner));
+      return;
+    }
+#endif
+    (void)ctx;
+  }
+
+  /// Releases the owners whose CUDA graphs were destroyed (CUDA only; outside
+  /// any capture).
+  static void release_retained() {
+#if TRACKGEN_EXEC_CUDA
+    if constexpr (cuda_graphs_v<Space>) cuda_exec::release_retained_owners();
+#endif
+  }
 
   Entry* find_or_record(const Program<Space>& program, const LaunchContext<Space>& ctx,
                         const std::optional<GraphKey>& key) {
-    if constexpr (host_accessible_v<Space>) {
+    if constexpr (records_graphs) {
       if (auto it = graphs_.find(key); it != graphs_.end()) return &it->second;
       if (key && graphs_.size() - graphs_.count(std::nullopt) >= max_keyed_graphs) {
         exec::detail::warn_once("graph-keys:" + name_,
@@ -164,15 +250,14 @@ class GraphRunner {
                                     " keyed self-graphs; further keys run eagerly");
         return nullptr;
       }
+      if constexpr (cuda_graphs_v<Space>) {
+        // A capture must not load kernels or allocate: the default body warms up
+        // with one real pass first (keyed bodies already required prepare()).
+        if (!prepared_) prepare(program, ctx);
+      }
       Entry e;
       for (const auto& seg : program.segments()) {
-        if (seg.host) {
-          e.graphs.push_back(nullptr);
-          continue;
-        }
-        auto g = std::make_unique<HostGraph>();
-        program.enqueue(LaunchContext<Space>::recording(*g, ctx.space(), true), seg.first, seg.last);
-        e.graphs.push_back(std::move(g));
+        e.graphs.push_back(seg.host ? nullptr : record_segment(program, ctx, seg.first, seg.last));
       }
       return &graphs_.emplace(key, std::move(e)).first->second;
     } else {
@@ -184,6 +269,9 @@ class GraphRunner {
   std::string name_;
   bool prepared_ = false;
   std::map<std::optional<GraphKey>, Entry> graphs_;
+#if TRACKGEN_EXEC_CUDA
+  std::weak_ptr<void> owner_;
+#endif
 };
 
 }  // namespace trackgen

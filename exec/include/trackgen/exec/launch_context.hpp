@@ -6,10 +6,21 @@
 // Besides launches it offers device-side control flow that stays recordable:
 // skip_unless() and bounded_loop(), and, inside a HOST stage only, host
 // operations (host()).
+//
+// On Kokkos::Cuda (with the CUDA executor, see cuda_graph.hpp) a context records
+// whenever the stream of its instance is capturing: work is issued on that stream
+// as usual and CUDA records it. A caller's capture is one begun on that stream
+// (cudaStreamBeginCapture, or cuda_exec::StreamCapture); a producer's own graph is
+// captured by its GraphRunner through own_capture(). skip_unless() and every
+// bounded_loop() window then become CUDA IF conditional nodes (cuda_exec::capture_if,
+// CUDA >= 12.4) where conditional nodes are allowed (a producer's own graph, or a
+// caller's capture inside exec::conditional; never inside exec::unconditional),
+// and are recorded unconditionally otherwise.
 #pragma once
 
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/views.hpp>
+#include <trackgen/exec/cuda_graph.hpp>
 #include <trackgen/exec/host_graph.hpp>
 #include <trackgen/exec/stage_info.hpp>
 
@@ -69,9 +80,29 @@ class LaunchContext {
   /// The execution-space instance all work is issued on.
   const Space& space() const { return space_; }
 
-  /// Whether work is being recorded rather than run. Informational: stage code
-  /// must not branch on it.
-  bool capturing() const { return graph_ != nullptr; }
+  /// Whether work is being recorded rather than run (on Kokkos::Cuda: whether the
+  /// instance's stream is capturing). Informational: stage code must not branch
+  /// on it.
+  bool capturing() const {
+#if TRACKGEN_EXEC_CUDA
+    if constexpr (cuda_graphs_v<Space>) {
+      if (cuda_exec::is_capturing(space_.cuda_stream())) return true;
+    }
+#endif
+    return graph_ != nullptr;
+  }
+
+#if TRACKGEN_EXEC_CUDA
+  /// This context, for a GraphRunner capturing the producer's own CUDA graph on
+  /// the instance's stream: skip_unless() and bounded_loop() windows may record
+  /// conditional nodes there (unless exec::unconditional is active meanwhile).
+  LaunchContext own_capture() const {
+    static_assert(cuda_graphs_v<Space>, "own_capture() is for Kokkos::Cuda contexts");
+    LaunchContext c = *this;
+    c.own_capture_ = true;
+    return c;
+  }
+#endif
 
   /// The stage this context runs (nullptr outside a Program stage).
   const StageInfo* stage() const { return stage_; }
@@ -134,13 +165,19 @@ class LaunchContext {
   ///
   /// CONTRACT: body must be an exact no-op when flag[0] == 0, because whether the
   /// skip happens depends on where the call runs, never on data: recording with
-  /// conditional nodes allowed -> a conditional node read at replay; eager on a
+  /// conditional nodes allowed -> a conditional node read at replay (on
+  /// Kokkos::Cuda a CUDA IF node, where CUDA >= 12.4); eager on a
   /// host space -> a host read of the flag; otherwise the body runs (or is
   /// recorded) unconditionally. Returns true when the flag decided (conditional
   /// node or host read), false when the body ran or was recorded unconditionally.
   template <class Body>
   bool skip_unless(const IntView& flag, const Body& body) const {
     check_flag(flag, "skip_unless", "flag");
+#if TRACKGEN_EXEC_CUDA
+    if constexpr (cuda_graphs_v<Space>) {
+      if (cuda_conditional()) return cuda_exec::capture_if(space_.cuda_stream(), flag.data(), [&] { body(*this); });
+    }
+#endif
     if (capturing()) {
       if (!allow_conditional_) {
         body(*this);
@@ -169,8 +206,9 @@ class LaunchContext {
   ///
   /// Lowerings, chosen by where the call runs, never by data: (a) eager on a host
   /// space: a host read of active[0] per window; (b) recording with conditional
-  /// nodes allowed: one conditional node per window; (c) otherwise (eager on a
-  /// device, exec::unconditional, prepare()): every window runs.
+  /// nodes allowed: one conditional node per window (a HostGraph conditional node,
+  /// or on Kokkos::Cuda a CUDA IF node); (c) otherwise (eager on a device,
+  /// exec::unconditional, prepare(), CUDA < 12.4): every window runs.
   ///
   /// CONTRACT (absorbing): the stage writes active[0] on the device before every
   /// check; once a check reads 0, every remaining iteration leaves all state read
@@ -205,6 +243,14 @@ class LaunchContext {
       auto window = [&](const LaunchContext& c) {
         for (int it = lo; it < hi; ++it) body(c, it);
       };
+#if TRACKGEN_EXEC_CUDA
+      if constexpr (cuda_graphs_v<Space>) {
+        if (cuda_conditional()) {
+          cuda_exec::capture_if(space_.cuda_stream(), active.data(), [&] { window(*this); });
+          continue;
+        }
+      }
+#endif
       if (capturing() && allow_conditional_) {
         LaunchContext inner = *this;
         inner.graph_ = &graph_->add_conditional(flag_reader(active));
@@ -254,6 +300,16 @@ class LaunchContext {
     }
   }
 
+#if TRACKGEN_EXEC_CUDA
+  /// Whether skip_unless/bounded_loop record a CUDA conditional node now: the
+  /// stream is capturing, for the producer's own graph or inside
+  /// exec::conditional, and not inside exec::unconditional.
+  bool cuda_conditional() const {
+    return (own_capture_ || exec::detail::conditional_active()) && !exec::detail::unconditional_active() &&
+           capturing();
+  }
+#endif
+
   void check_flag(const IntView& flag, const char* api, const char* name) const {
     if (flag.data() == nullptr || flag.extent(0) != 1) {
       throw ConfigError(std::string("trackgen::LaunchContext::") + api + ": " + name +
@@ -280,6 +336,9 @@ class LaunchContext {
   const StageInfo* stage_ = nullptr;
   bool allow_conditional_ = false;
   bool force_unrolled_ = false;
+#if TRACKGEN_EXEC_CUDA
+  bool own_capture_ = false;  // a GraphRunner capturing the producer's own CUDA graph
+#endif
 };
 
 }  // namespace trackgen

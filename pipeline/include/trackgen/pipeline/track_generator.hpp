@@ -64,6 +64,13 @@ class TrackGenerator {
   /// As generate(); throws ConfigError unless `num_envs == config().num_envs`.
   const track_type& generate(int num_envs);
 
+  /// Binds another [E] int32 View of base seeds to a producer built on a bound
+  /// View (SeedState::rebind; epochs kept). The producer's own graphs are
+  /// re-recorded on the next call. A caller's graph that recorded generate(ctx)
+  /// keeps reading the old View: when one did, this logs a warning (record it
+  /// again). Rebinding through seeds().rebind() is detected at the next call.
+  void rebind_seeds(const IntView& seeds);
+
   /// The Track written by generate() (allocated at construction).
   const track_type& track() const { return track_; }
   const TrackGenConfig& config() const { return config_; }
@@ -91,6 +98,9 @@ class TrackGenerator {
   Program<Space> make_program();
   /// Builds the program of a masked generation.
   Program<Space> make_masked_program(const IntView& mask, bool advance);
+  /// After the seeds View was replaced: drops the self-graphs, rebuilds the
+  /// program, and warns when a caller's capture recorded the old one.
+  void refresh_seed_binding();
   /// Runs `program` on ctx under the policy, then the host-side truncation check.
   const track_type& run(const Program<Space>& program, const LaunchContext<Space>& ctx,
                         std::optional<GraphKey> key);
@@ -107,6 +117,8 @@ class TrackGenerator {
   Program<Space> program_;
   GraphRunner<Space> runner_;
   Policy policy_ = Policy::automatic;
+  const std::int32_t* recorded_seeds_ = nullptr;  // the seeds View the program and graphs read
+  bool caller_recorded_ = false;                   // generate(ctx) recorded into a caller's capture
 };
 
 }  // namespace trackgen
