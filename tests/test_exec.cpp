@@ -1,5 +1,6 @@
 // The execution layer: LaunchContext, HostGraph, skip_unless, bounded_loop
 // lowerings, HostOps, Program, GraphRunner policies and check_stage.
+#include "exec_support.hpp"
 #include "support.hpp"
 
 #include <trackgen/exec/check_stage.hpp>
@@ -11,56 +12,17 @@ using namespace trackgen;
 
 namespace {
 
-template <class Space>
-using IV = DView<std::int32_t, Space>;
-
-/// x[i] += v for every i.
-template <class Space>
-void add_value(const LaunchContext<Space>& ctx, const IV<Space>& x, int v) {
-  ctx.for_each("test::add", x.extent(0), KOKKOS_LAMBDA(const int i) { x(i) += v; });
-}
-
-/// One absorbing iteration: x[i] = min(x[i] + 1, cap[i]); active = any x < cap.
-template <class Space>
-void saturate_step(const LaunchContext<Space>& ctx, const IV<Space>& x, const IV<Space>& cap,
-                   const IV<Space>& active) {
-  ctx.for_each("test::saturate", x.extent(0), KOKKOS_LAMBDA(const int i) {
-    if (x(i) < cap(i)) x(i) += 1;
-  });
-  ctx.fill(active, std::int32_t(0));
-  ctx.for_each("test::active", x.extent(0), KOKKOS_LAMBDA(const int i) {
-    if (x(i) < cap(i)) Kokkos::atomic_exchange(&active(0), std::int32_t(1));
-  });
-}
+using test::add_value;
+using test::IV;
+using test::reset_saturate;
+using test::saturate_stage;
+using test::saturate_step;
 
 /// A non-absorbing iteration: x[i] += 1 regardless of active.
 template <class Space>
 void leaky_step(const LaunchContext<Space>& ctx, const IV<Space>& x, const IV<Space>& active) {
   ctx.for_each("test::leaky", x.extent(0), KOKKOS_LAMBDA(const int i) { x(i) += 1; });
   ctx.fill(active, std::int32_t(0));
-}
-
-template <class Space>
-Stage<Space> saturate_stage(IV<Space> x, IV<Space> cap, IV<Space> active, int n_iters, CaptureClass cls) {
-  Stage<Space> s;
-  s.id = "saturate";
-  s.capture = cls;
-  s.reads = {buffer("cap", cap)};
-  s.writes = {buffer("x", x), buffer("active", active)};
-  s.enqueue = [=](const LaunchContext<Space>& ctx) {
-    ctx.fill(active, std::int32_t(1));
-    ctx.bounded_loop(
-        n_iters, [=](const LaunchContext<Space>& c, int) { saturate_step(c, x, cap, active); }, active, 0, 2);
-  };
-  return s;
-}
-
-template <class Space>
-void reset_saturate(const IV<Space>& x, const IV<Space>& cap) {
-  Kokkos::deep_copy(x, 0);
-  auto h = Kokkos::create_mirror_view(cap);
-  for (std::size_t i = 0; i < h.extent(0); ++i) h(i) = static_cast<int>(i % 5);
-  Kokkos::deep_copy(cap, h);
 }
 
 }  // namespace
@@ -241,11 +203,7 @@ TEMPLATE_TEST_CASE("GraphRunner policies: eager, self-graph, record, segmented, 
   // A program with a HOST stage: refused inside a capture before any work; segmented otherwise.
   Program<Space> h("mixed");
   h.add(s);
-  Stage<Space> hs;
-  hs.id = "host-step";
-  hs.capture = CaptureClass::HOST;
-  hs.enqueue = [&](const LaunchContext<Space>& c) { c.host().sync(); };
-  h.add(hs);
+  h.add(test::host_sync_stage<Space>());
   Stage<Space> s2 = s;
   s2.id = "add-again";
   h.add(s2);

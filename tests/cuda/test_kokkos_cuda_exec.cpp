@@ -9,6 +9,7 @@
 //
 // A Kokkos CUDA build needs a GPU to initialize Kokkos at all, so these cases run
 // only on a machine with one (as does the rest of trackgen_tests there).
+#include "exec_support.hpp"
 #include "support.hpp"
 #include "test_pipeline_support.hpp"
 
@@ -27,44 +28,9 @@ namespace tt = trackgen::test;
 using Space = Kokkos::Cuda;
 using IV = DView<std::int32_t, Space>;
 
-/// x[i] += v for every i.
-void add_value(const LaunchContext<Space>& ctx, const IV& x, int v) {
-  ctx.for_each("test::cuda::add", x.extent(0), KOKKOS_LAMBDA(const int i) { x(i) += v; });
-}
-
-/// One absorbing iteration: x[i] = min(x[i] + 1, cap[i]); active = any x < cap.
-void saturate_step(const LaunchContext<Space>& ctx, const IV& x, const IV& cap, const IV& active) {
-  ctx.for_each("test::cuda::saturate", x.extent(0), KOKKOS_LAMBDA(const int i) {
-    if (x(i) < cap(i)) x(i) += 1;
-  });
-  ctx.fill(active, std::int32_t(0));
-  ctx.for_each("test::cuda::active", x.extent(0), KOKKOS_LAMBDA(const int i) {
-    if (x(i) < cap(i)) Kokkos::atomic_exchange(&active(0), std::int32_t(1));
-  });
-}
-
-/// A BOUNDED stage: `iters` absorbing iterations in windows of 2 checked on `active`.
-Stage<Space> saturate_stage(IV x, IV cap, IV active, int iters) {
-  Stage<Space> s;
-  s.id = "saturate";
-  s.capture = CaptureClass::BOUNDED;
-  s.reads = {buffer("cap", cap)};
-  s.writes = {buffer("x", x), buffer("active", active)};
-  s.enqueue = [=](const LaunchContext<Space>& ctx) {
-    ctx.fill(active, std::int32_t(1));
-    ctx.bounded_loop(
-        iters, [=](const LaunchContext<Space>& c, int) { saturate_step(c, x, cap, active); }, active, 0, 2);
-  };
-  return s;
-}
-
-/// x = 0, cap[i] = i % 5.
-void reset_saturate(const IV& x, const IV& cap) {
-  Kokkos::deep_copy(x, 0);
-  auto h = Kokkos::create_mirror_view(cap);
-  for (std::size_t i = 0; i < h.extent(0); ++i) h(i) = static_cast<int>(i % 5);
-  Kokkos::deep_copy(cap, h);
-}
+void add_value(const LaunchContext<Space>& ctx, const IV& x, int v) { tt::add_value(ctx, x, v); }
+void reset_saturate(const IV& x, const IV& cap) { tt::reset_saturate<Space>(x, cap); }
+Stage<Space> saturate_stage(IV x, IV cap, IV active, int iters) { return tt::saturate_stage<Space>(x, cap, active, iters); }
 
 /// Top-level conditional nodes of a captured graph.
 std::size_t conditional_nodes(const CudaGraph& g) { return g.graph().node_count(cudaGraphNodeTypeConditional); }
@@ -216,11 +182,7 @@ TEST_CASE("Kokkos::Cuda: recording into a caller's capture, owners, and HOST ref
   // A HOST stage: refused inside a capture before any work, segmented outside.
   Program<Space> h("mixed");
   h.add(s);
-  Stage<Space> hs;
-  hs.id = "host-step";
-  hs.capture = CaptureClass::HOST;
-  hs.enqueue = [&](const LaunchContext<Space>& c) { c.host().sync(); };
-  h.add(hs);
+  h.add(tt::host_sync_stage<Space>());
   GraphRunner<Space> hr("mixed");
   {
     const cuda_exec::StreamCapture capture(space.cuda_stream());
