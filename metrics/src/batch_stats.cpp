@@ -109,8 +109,14 @@ BatchStats BatchMetrics<Space>::compute(const Track<memory_space>& track, const 
   BatchStats s;
   s.num_envs = E;
   s.gen_ms_per_call = ms_per_call;
+  const auto pre_n = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pre_.result().num_points);
   int pre_crossing = 0;
-  std::vector<double> len, compact, chic, straight, peak, lap, dsp;
+  // Displacement: one mean over the points of every measured env, valid or not
+  // (reference 5.2 step 3: pooled, not a mean of per-env means); the per-env
+  // mean times its point count restores the env's sum.
+  double disp_sum = 0.0;
+  long long disp_points = 0;
+  std::vector<double> len, compact, chic, straight, peak, lap;
   for (int e = 0; e < E; ++e) {
     const bool ok = valid(e) != 0;
     s.num_valid += ok ? 1 : 0;
@@ -118,6 +124,9 @@ BatchStats BatchMetrics<Space>::compute(const Track<memory_space>& track, const 
     const int c = count(e);
     if (c < 4 || hp.num_points(e) != std::min(c, N)) continue;
     pre_crossing += pre_x(e) != 0 ? 1 : 0;
+    const int m = std::min(hp.num_points(e), pre_n(e));
+    disp_sum += disp(e) * m;
+    disp_points += m;
     if (!ok) continue;
     len.push_back(hp.perimeter(e));
     compact.push_back(hp.compactness(e));
@@ -125,12 +134,11 @@ BatchStats BatchMetrics<Space>::compute(const Track<memory_space>& track, const 
     straight.push_back(hp.straight_fraction(e));
     peak.push_back(hp.peak_curvature(e));
     lap.push_back(hp.lap_time(e));
-    dsp.push_back(disp(e));
   }
   s.num_measured = static_cast<int>(compact.size());
   s.yield = static_cast<double>(s.num_valid) / E;
   s.pre_relax_self_intersection_rate = static_cast<double>(pre_crossing) / E;
-  s.xpbd_displacement = mean(dsp);
+  s.xpbd_displacement = disp_points > 0 ? disp_sum / static_cast<double>(disp_points) : 0.0;
   s.mean_length = mean(len);
   s.mean_compactness = mean(compact);
   s.compactness_p10 = detail::percentile(compact, 10.0);

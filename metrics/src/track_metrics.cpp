@@ -14,7 +14,7 @@ KOKKOS_INLINE_FUNCTION constexpr double nan_d() { return __builtin_nan(""); }
 ///     min(count, stride)) into r.points and broadcasts their number n;
 ///  2. the team's lanes write each vertex's edge length, turn angle and
 ///     curvature (pure functions of the points; NaN in the padding) and count,
-///     per edge, the proper crossings with later non-adjacent edges (an integer
+///     per edge, the crossings with later non-adjacent edges (an integer
 ///     team reduction: exact in any order);
 ///  3. one thread accumulates every float sum in index order, in double.
 /// Floating-point results thus never depend on team size or scheduling.

@@ -16,7 +16,8 @@ namespace trackgen {
 /// The aggregates of reference 5.2 for one batch. An env is *measured* when it
 /// has count >= 4 and its first count centerline points are finite; the
 /// per-track means and percentiles run over the measured valid envs (0 when
-/// there are none).
+/// there are none); the pre-relax crossing rate and the displacement count every
+/// measured env, valid or not.
 struct BatchStats {
   std::string generator;  ///< generator name (set by batch_stats(gen, ...))
   int num_envs = 0;       ///< E
@@ -25,7 +26,7 @@ struct BatchStats {
   double yield = 0.0;     ///< mean(valid) over E
   double pre_relax_self_intersection_rate =
       0.0;                         ///< measured envs (valid or not) whose pre-relax chain self-intersects, / E
-  double xpbd_displacement = 0.0;  ///< mean over measured valid envs of mean_i |post_i - pre_i|
+  double xpbd_displacement = 0.0;  ///< mean of |post_i - pre_i| over the points of all measured envs (valid or not)
   double mean_length = 0.0;        ///< mean perimeter
   double mean_compactness = 0.0;
   double compactness_p10 = 0.0;  ///< percentiles with linear interpolation (numpy's default)

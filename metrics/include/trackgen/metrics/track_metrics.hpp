@@ -44,7 +44,7 @@ struct MetricsResult {
   view<double> peak_curvature;         ///< max of the per-vertex curvature
   view<std::int32_t> chicanes;         ///< sign changes of the turn sequence after dropping small turns
   view<double> straight_fraction;      ///< fraction of vertices with curvature < ratio * mean (0 if mean <= 1e-9)
-  view<std::int32_t> crossings;        ///< proper crossings among non-adjacent edges (strict predicate)
+  view<std::int32_t> crossings;        ///< crossings among non-adjacent edges (the reference's sign predicate)
   view<std::int32_t> self_intersects;  ///< crossings > 0
   view<double> lap_time;               ///< sum l_i / max(sqrt(a_lat / k_i), 1e-9), k_i = max(curvature_i, 1e-6)
   view<double> integral_kappa2;        ///< sum k_i^2 l_i
