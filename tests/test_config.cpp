@@ -215,11 +215,22 @@ TEST_CASE("TrackGenConfig defaults equal the reference table", "[config]") {
 
 TEST_CASE("TrackGenConfig spacing resolves to 0.6 * half_width", "[config]") {
   TrackGenConfig c;
-  CHECK(c.resolved_spacing() == 0.6f * 0.1f);
+  // In double from the decimal 0.1, as the reference's Python: 0.06f, while the
+  // float product 0.6f * 0.1f is one ulp above.
+  CHECK(c.resolved_spacing() == 0.06f);
+  CHECK(0.6f * 0.1f != 0.06f);
   c.half_width = 0.5f;
-  CHECK(c.resolved_spacing() == 0.6f * 0.5f);
+  CHECK(c.resolved_spacing() == 0.3f);
   c.spacing = 0.07f;
   CHECK(c.resolved_spacing() == 0.07f);
+}
+
+TEST_CASE("config floats are read as the Python doubles they stand for", "[config]") {
+  CHECK(trackgen::as_python_double(0.05f) == 0.05);
+  CHECK(trackgen::as_python_double(0.1f) == 0.1);
+  CHECK(trackgen::as_python_double(-2.5f) == -2.5);
+  CHECK(std::isinf(trackgen::as_python_double(std::numeric_limits<float>::infinity())));
+  CHECK(std::isnan(trackgen::as_python_double(std::numeric_limits<float>::quiet_NaN())));
 }
 
 TEST_CASE("TrackGenConfig defaults and valid edge values validate", "[config]") {

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <limits>
 #include <string_view>
+#include <system_error>
 #include <type_traits>
 
 namespace trackgen {
@@ -442,6 +443,19 @@ TrackGenConfig load_config(const std::string& path) {
   } catch (const ConfigError& e) {
     throw ConfigError("trackgen::load_config: \"" + path + "\": " + e.what());
   }
+}
+
+double as_python_double(float v) {
+  if (!std::isfinite(v)) return static_cast<double>(v);
+  char buf[64];
+  const auto w = std::to_chars(buf, buf + sizeof(buf), v);  // shortest round-trip form
+  double d = static_cast<double>(v);
+  if (w.ec == std::errc()) std::from_chars(buf, w.ptr, d);  // locale-independent
+  return d;
+}
+
+float TrackGenConfig::resolved_spacing() const {
+  return spacing ? *spacing : static_cast<float>(0.6 * as_python_double(half_width));
 }
 
 ZProfile parse_z_profile(const std::string& name, const char* api) {

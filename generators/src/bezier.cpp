@@ -11,31 +11,8 @@
 namespace trackgen::detail {
 
 BezierParams BezierParams::from_config(const TrackGenConfig& c) {
-  auto fail = [](const std::string& field, const std::string& value, const std::string& rule) {
-    throw ConfigError("trackgen::bezier: " + field + " = " + value + " is invalid (" + rule + ")");
-  };
-  if (c.num_envs < 1) fail("num_envs", std::to_string(c.num_envs), "must be >= 1");
-  if (c.num_points < 1) fail("num_points", std::to_string(c.num_points), "must be >= 1");
-  if (c.min_num_points < 1) fail("min_num_points", std::to_string(c.min_num_points), "must be >= 1");
-  if (c.max_num_points < c.min_num_points) {
-    fail("max_num_points", std::to_string(c.max_num_points), "must be >= min_num_points");
-  }
-  if (c.num_points_per_segment < 2) {
-    fail("num_points_per_segment", std::to_string(c.num_points_per_segment), "must be >= 2");
-  }
-  if (!(c.min_point_distance > 0.0f && c.min_point_distance <= 0.5f)) {
-    fail("min_point_distance", std::to_string(c.min_point_distance), "must be in (0, 0.5]");
-  }
   BezierParams p;
-  p.num_envs = c.num_envs;
-  p.num_points = c.num_points;
-  p.num_slots = c.max_num_points;
-  p.npseg = c.num_points_per_segment;
-  p.min_num_points = c.min_num_points;
-  // The reference evaluates int(1 / (2 * min_point_distance)) in double on its
-  // Python float; see as_python_double for why the float field is not used as is.
-  p.num_cells = static_cast<int>(1.0 / (2.0 * as_python_double(c.min_point_distance)));
-  p.cell_size = 2.0f * c.min_point_distance;
+  static_cast<PointFamilyParams&>(p) = PointFamilyParams::from_config(c, "bezier");
   p.edgy = c.edgy;
   p.styled = c.style_sampling;
   // The ranges apply only with style sampling; a None range is (v, v).

@@ -178,7 +178,7 @@ void checkpoint_score(const LaunchContext<Space>& ctx, const std::string& label,
         int total = 0;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, decided ? 0 : N),
-            [&](const int i, int& acc) { acc += xcount_segment_fast(q, N, i); }, total);
+            [&](const int i, int& acc) { acc += geom::xcount_segment(q, N, i); }, total);
         Kokkos::single(Kokkos::PerTeam(team), [&]() { crossings(slot) = decided ? -1 : total; });
       });
 }

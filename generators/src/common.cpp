@@ -1,18 +1,35 @@
 #include <trackgen/generators/detail/common.hpp>
 
-#include <charconv>
-#include <limits>
-#include <system_error>
 
 namespace trackgen::detail {
 
-double as_python_double(float v) {
-  char buf[64];
-  const auto w = std::to_chars(buf, buf + sizeof(buf), v);  // shortest round-trip form
-  if (w.ec != std::errc()) return static_cast<double>(v);
-  double d = 0.0;
-  const auto r = std::from_chars(buf, w.ptr, d);  // locale-independent
-  return r.ec == std::errc() ? d : static_cast<double>(v);
+PointFamilyParams PointFamilyParams::from_config(const TrackGenConfig& c, const std::string& generator) {
+  auto fail = [&](const std::string& field, const std::string& value, const std::string& rule) {
+    throw ConfigError("trackgen::" + generator + ": " + field + " = " + value + " is invalid (" + rule + ")");
+  };
+  if (c.num_envs < 1) fail("num_envs", std::to_string(c.num_envs), "must be >= 1");
+  if (c.num_points < 1) fail("num_points", std::to_string(c.num_points), "must be >= 1");
+  if (c.min_num_points < 1) fail("min_num_points", std::to_string(c.min_num_points), "must be >= 1");
+  if (c.max_num_points < c.min_num_points) {
+    fail("max_num_points", std::to_string(c.max_num_points), "must be >= min_num_points");
+  }
+  if (c.num_points_per_segment < 2) {
+    fail("num_points_per_segment", std::to_string(c.num_points_per_segment), "must be >= 2");
+  }
+  if (!(c.min_point_distance > 0.0f && c.min_point_distance <= 0.5f)) {
+    fail("min_point_distance", std::to_string(c.min_point_distance), "must be in (0, 0.5]");
+  }
+  PointFamilyParams p;
+  p.num_envs = c.num_envs;
+  p.num_points = c.num_points;
+  p.num_slots = c.max_num_points;
+  p.npseg = c.num_points_per_segment;
+  p.min_num_points = c.min_num_points;
+  // The reference evaluates int(1 / (2 * min_point_distance)) in double on its
+  // Python float; see as_python_double for why the float field is not used as is.
+  p.num_cells = static_cast<int>(1.0 / (2.0 * as_python_double(c.min_point_distance)));
+  p.cell_size = 2.0f * c.min_point_distance;
+  return p;
 }
 
 template <class Space>
@@ -109,7 +126,7 @@ void xcount_impl(const LaunchContext<Space>& ctx, const std::string& label, cons
         const Vec2f* p = pts.data() + static_cast<std::size_t>(e) * S;
         int total = 0;
         Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, ne), [&](const int i, int& acc) { acc += xcount_segment_fast(p, ne, i); },
+            Kokkos::TeamThreadRange(team, ne), [&](const int i, int& acc) { acc += geom::xcount_segment(p, ne, i); },
             total);
         Kokkos::single(Kokkos::PerTeam(team), [&]() { out_count(e) = total; });
       });

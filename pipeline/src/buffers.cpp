@@ -5,24 +5,11 @@
 #include <trackgen/core/errors.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <string>
 
 namespace trackgen {
 namespace {
-
-/// The double a Python config would hold for the float field value `f`: the
-/// shortest decimal that round-trips to `f`, read back as a double (0.1f ->
-/// 0.1, not 0.100000001490116).
-double decimal(float f) {
-  if (!std::isfinite(f)) return static_cast<double>(f);
-  char buf[64];
-  const auto w = std::to_chars(buf, buf + sizeof(buf), f);
-  double d = static_cast<double>(f);
-  std::from_chars(buf, w.ptr, d);
-  return d;
-}
 
 template <class V>
 std::size_t bytes(const V& v) {
@@ -32,21 +19,21 @@ std::size_t bytes(const V& v) {
 }  // namespace
 
 PipelineConstants pipeline_constants(const TrackGenConfig& c) {
-  const double hw = decimal(c.half_width);
-  const double margin = decimal(c.relax_margin);
+  const double hw = as_python_double(c.half_width);
+  const double margin = as_python_double(c.relax_margin);
   const double target = 2.0 * hw * (1.0 + margin);
   PipelineConstants k;
-  k.spacing = c.spacing ? *c.spacing : static_cast<float>(0.6 * hw);
+  k.spacing = c.resolved_spacing();
   k.half_width = c.half_width;
   k.two_hw = static_cast<float>(2.0 * hw);
   k.target = static_cast<float>(target);
-  k.cache_radius = static_cast<float>(target * (1.0 + decimal(c.relax_sep_cache_skin)));
+  k.cache_radius = static_cast<float>(target * (1.0 + as_python_double(c.relax_sep_cache_skin)));
   k.r_min = static_cast<float>(hw * (1.0 + margin));
   k.sep_relax = c.relax_sep_relax;
   k.spc_relax = c.relax_spc_relax;
   k.bend_relax = c.relax_bend_relax;
   k.cheby_gamma = c.relax_cheby_gamma;
-  k.min_thickness = static_cast<float>((1.0 - decimal(c.relax_tol)) * hw);
+  k.min_thickness = static_cast<float>((1.0 - as_python_double(c.relax_tol)) * hw);
   k.turning_tol = c.turning_tol;
   k.w_floor = c.w_floor;
   k.z.profile = parse_z_profile(c.z_profile, "trackgen::pipeline_constants");
@@ -66,7 +53,7 @@ PipelineConstants pipeline_constants(const TrackGenConfig& c) {
 std::vector<float> chebyshev_schedule(const TrackGenConfig& c) {
   std::vector<float> w;
   if (c.relax_accel != "chebyshev" || c.relax_iters <= c.relax_cheby_start) return w;
-  const double rho2 = decimal(c.relax_cheby_rho) * decimal(c.relax_cheby_rho);
+  const double rho2 = as_python_double(c.relax_cheby_rho) * as_python_double(c.relax_cheby_rho);
   double prev = 1.0;
   for (int j = 0; j < c.relax_iters - c.relax_cheby_start; ++j) {
     const double omega = j == 0 ? 1.0 : (j == 1 ? 2.0 / (2.0 - rho2) : 4.0 / (4.0 - rho2 * prev));

@@ -126,8 +126,9 @@ struct TrackGenConfig {
   int z_control_points = 10;
   float z_valid_grade = 0.0f;
 
-  /// `spacing`, or its default 0.6 * half_width.
-  float resolved_spacing() const { return spacing ? *spacing : 0.6f * half_width; }
+  /// `spacing`, or its default 0.6 * half_width evaluated as the reference does
+  /// (in double from the decimal values, see as_python_double): 0.06f at hw 0.1.
+  float resolved_spacing() const;
 
   /// Throws trackgen::ConfigError naming the field, the value and the allowed
   /// range for the first invalid field: every float field is checked for
@@ -136,6 +137,15 @@ struct TrackGenConfig {
   /// `generator` must belong to.
   void validate(const std::vector<std::string>& available_generators = {}) const;
 };
+
+/// The double a Python user meant when a float32 config field holds `v`: the
+/// shortest decimal that round-trips to `v`, read back as a double (0.05f ->
+/// 0.05, 0.1f -> 0.1). The reference computes its host-side constants from the
+/// config in double (`int(1 / (2 * min_point_distance))`, `0.6 * half_width`),
+/// where the float's own value can land on the other side of an integer or of a
+/// rounding boundary (0.05f -> 9.99999985 cells -> 9, not 10). Non-finite values
+/// pass through.
+double as_python_double(float v);
 
 /// JSON round trip (the command-line tool's configuration file format). Unknown
 /// keys and wrong types throw trackgen::ConfigError naming the key. Missing keys

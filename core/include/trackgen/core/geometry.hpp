@@ -127,16 +127,30 @@ KOKKOS_INLINE_FUNCTION Vec2f nan_to_zero(Vec2f p) {
   return {kmath::isnan(p.x) ? 0.0f : p.x, kmath::isnan(p.y) ? 0.0f : p.y};
 }
 
-/// XCOUNT restricted to segment i: proper crossings (tolerant predicate) of
-/// segment i with every segment j > i, circ(i, j, n) > 1, of the closed loop
-/// p[0..n). NaN coordinates read as 0. Summing over i gives XCOUNT.
+/// XCOUNT restricted to segment i: proper crossings (tolerant predicate of
+/// segments_cross_tol, same float expressions) of segment i with every segment
+/// j > i, circ(i, j, n) > 1, of the closed loop p[0..n). NaN coordinates read as
+/// 0. Summing over i gives XCOUNT. Written for speed (XCOUNT is the O(N^2) cost
+/// of generators and the border check): no modulo or circ_dist per pair (for
+/// j >= i + 2, circ(i, j, n) <= 1 only at i == 0, j == n - 1), each point read
+/// and NaN-cleaned once, and the straddle test of segment i against line j
+/// before the rarely needed one of j against line i.
 KOKKOS_INLINE_FUNCTION int xcount_segment(const Vec2f* p, int n, int i) {
+  const int jend = i == 0 ? n - 1 : n;
+  if (i + 2 >= jend) return 0;
+  const Vec2f ai = nan_to_zero(p[i]), bi = nan_to_zero(p[i + 1 < n ? i + 1 : 0]);
+  const float ei = 1e-3f * length_sq(bi - ai);
   int c = 0;
-  const Vec2f ai = nan_to_zero(p[i]), bi = nan_to_zero(p[(i + 1) % n]);
-  for (int j = i + 2; j < n; ++j) {
-    if (circ_dist(i, j, n) <= 1) continue;
-    const Vec2f aj = nan_to_zero(p[j]), bj = nan_to_zero(p[(j + 1) % n]);
-    if (segments_cross_tol(ai, bi, aj, bj)) ++c;
+  Vec2f aj = nan_to_zero(p[i + 2]);
+  for (int j = i + 2; j < jend; ++j) {
+    const Vec2f bj = nan_to_zero(p[j + 1 < n ? j + 1 : 0]);
+    const float d1 = orient(aj, bj, ai), d2 = orient(aj, bj, bi);
+    const float ej = 1e-3f * length_sq(bj - aj);
+    if ((d1 > ej && d2 < -ej) || (d1 < -ej && d2 > ej)) {
+      const float d3 = orient(ai, bi, aj), d4 = orient(ai, bi, bj);
+      if ((d3 > ei && d4 < -ei) || (d3 < -ei && d4 > ei)) ++c;
+    }
+    aj = bj;
   }
   return c;
 }

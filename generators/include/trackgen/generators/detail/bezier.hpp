@@ -10,14 +10,7 @@
 namespace trackgen::detail {
 
 /// The bezier generator's parameters, resolved on the host from a config.
-struct BezierParams {
-  int num_envs = 0;
-  int num_points = 0;  ///< N, output points per env
-  int num_slots = 0;   ///< P = max_num_points, the corner stride
-  int npseg = 0;       ///< dense samples per segment
-  int min_num_points = 0;
-  int num_cells = 0;       ///< int(1 / (2 * min_point_distance)), in double
-  float cell_size = 0.0f;  ///< 2 * min_point_distance
+struct BezierParams : PointFamilyParams {
   float edgy = 0.0f;
   bool styled = false;  ///< per-env style sampling
   FloatRange rad{};     ///< (lo, hi); (v, v) for a constant

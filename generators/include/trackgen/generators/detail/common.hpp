@@ -16,6 +16,7 @@
 // instantiated for every enabled execution space in common.cpp.
 #pragma once
 
+#include <trackgen/core/config.hpp>
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/geometry.hpp>
 #include <trackgen/core/rng.hpp>
@@ -31,12 +32,21 @@ namespace trackgen::detail {
 // ---------------------------------------------------------------------------
 // Host helpers
 
-/// The double a Python user meant when the float32 config field holds `v`: the
-/// shortest decimal that round-trips to `v`, read back as a double (0.05f ->
-/// 0.05). The reference computes some host quantities from its config fields in
-/// double (`int(1 / (2 * min_point_distance))`), where the float's own value can
-/// land on the other side of an integer (0.05f -> 9.99999985 -> 9, not 10).
-double as_python_double(float v);
+/// The point-family sampler's parameters, shared by bezier and hull (reference
+/// 1.2.2 and 2.1 steps 1-3), resolved on the host from a config.
+struct PointFamilyParams {
+  int num_envs = 0;
+  int num_points = 0;  ///< N, output points per env
+  int num_slots = 0;   ///< P = max_num_points, the corner stride
+  int npseg = 0;       ///< dense samples per segment
+  int min_num_points = 0;
+  int num_cells = 0;       ///< int(1 / (2 * min_point_distance)), in double from the decimal value
+  float cell_size = 0.0f;  ///< 2 * min_point_distance
+
+  /// Resolves and checks a config; ConfigError naming "trackgen::<generator>",
+  /// the field and the rule.
+  static PointFamilyParams from_config(const TrackGenConfig& config, const std::string& generator);
+};
 
 /// "TrackGen::generators::<gen>::<name>".
 inline std::string gen_label(const std::string& gen, const char* name) {
@@ -147,32 +157,6 @@ KOKKOS_INLINE_FUNCTION Vec2f catmull_rom(Vec2f p0, Vec2f p1, Vec2f p2, Vec2f p3,
   return 0.5f * (a + b * u + c * u2 + d * u3);
 }
 
-/// geom::xcount_segment(p, n, i) with bit-identical results, restructured for
-/// speed (XCOUNT is the O(N^2) cost of a generator): no modulo and no circ_dist
-/// per pair (for j >= i + 2, circ(i, j, n) <= 1 only at i == 0, j == n - 1),
-/// each point read and NaN-cleaned once, and the straddle test of segment i
-/// against line j evaluated before the (rarely needed) one of j against line i.
-/// The float expressions are those of geom::segments_cross_tol.
-KOKKOS_INLINE_FUNCTION int xcount_segment_fast(const Vec2f* p, int n, int i) {
-  const int jend = i == 0 ? n - 1 : n;
-  if (i + 2 >= jend) return 0;
-  const Vec2f ai = geom::nan_to_zero(p[i]), bi = geom::nan_to_zero(p[i + 1 < n ? i + 1 : 0]);
-  const float ei = 1e-3f * length_sq(bi - ai);
-  int c = 0;
-  Vec2f aj = geom::nan_to_zero(p[i + 2]);
-  for (int j = i + 2; j < jend; ++j) {
-    const Vec2f bj = geom::nan_to_zero(p[j + 1 < n ? j + 1 : 0]);
-    const float d1 = geom::orient(aj, bj, ai), d2 = geom::orient(aj, bj, bi);
-    const float ej = 1e-3f * length_sq(bj - aj);
-    if ((d1 > ej && d2 < -ej) || (d1 < -ej && d2 > ej)) {
-      const float d3 = geom::orient(ai, bi, aj), d4 = geom::orient(ai, bi, bj);
-      if ((d3 > ei && d4 < -ei) || (d3 < -ei && d4 > ei)) ++c;
-    }
-    aj = bj;
-  }
-  return c;
-}
-
 // ---------------------------------------------------------------------------
 // Kernel launchers
 
@@ -245,7 +229,7 @@ void arc_resample_selected(const LaunchContext<Space>& ctx, const std::string& p
 /// XCOUNT (reference 3.6.1) of the closed loops pts[e*stride, e*stride + n),
 /// e < out_count.extent(0) (envs, or env x candidate loops), into out_count[e]
 /// (NaN coordinates read as 0). One team per loop; the team sums the
-/// per-segment counts (xcount_segment_fast) with an integer reduction
+/// per-segment counts (geom::xcount_segment) with an integer reduction
 /// (order-independent, no atomics). Label: <prefix>xcount.
 template <class Space>
 void xcount(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
