@@ -5,6 +5,7 @@
 
 #include <trackgen/trackgen.hpp>
 
+#include <map>
 #include <thread>
 
 namespace {
@@ -170,6 +171,60 @@ TEMPLATE_TEST_CASE("TrackGenerator: rebinding the seeds re-records the self-grap
   CHECK_THROWS_AS(tg.rebind_seeds(DView<std::int32_t, Space>("short", 3)), ConfigError);
   TrackGenerator<Space> owned(cfg, SeedState<Space>(cfg.num_envs, 0));
   CHECK_THROWS_AS(owned.rebind_seeds(b), ConfigError);
+}
+
+namespace {
+
+std::vector<std::string> g_region_events;  // "+name" at a push, "-" at a pop
+void on_push_region(const char* name) { g_region_events.push_back(std::string("+") + name); }
+void on_pop_region() { g_region_events.push_back("-"); }
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("TrackGenerator: stage profiling regions fire where the work runs, graph replays included",
+                   "[exec][pipeline]", TRACKGEN_TEST_HOST_SPACES) {
+  using Space = TestType;
+  namespace kte = Kokkos::Tools::Experimental;
+  const std::vector<std::string> stages{"TrackGen::generators::bezier", "TrackGen::pipeline::resample_constant_spacing",
+                                        "TrackGen::pipeline::relax_setup", "TrackGen::pipeline::relax_solve",
+                                        "TrackGen::pipeline::inflate"};
+  for (const Policy policy : {Policy::automatic, Policy::eager}) {
+    INFO("policy " << (policy == Policy::eager ? "eager" : "automatic"));
+    TrackGenerator<Space> tg(small_config("bezier", 6), SeedState<Space>(6, 0));
+    tg.set_policy(policy);
+    const auto saved = kte::get_callbacks();
+    g_region_events.clear();
+    kte::set_push_region_callback(on_push_region);
+    kte::set_pop_region_callback(on_pop_region);
+    tg.generate();  // automatic: records the self-graph (no region), then replays it
+    tg.generate();
+    kte::set_callbacks(saved);
+    // Each stage region once per call, inside the call's region, balanced.
+    int depth = 0, calls = 0;
+    std::map<std::string, int> seen;
+    for (const auto& ev : g_region_events) {
+      if (ev == "-") {
+        --depth;
+        CHECK(depth >= 0);
+        continue;
+      }
+      const std::string name = ev.substr(1);
+      ++seen[name];
+      if (name == "TrackGen::TrackGenerator::generate") {
+        CHECK(depth == 0);
+        ++calls;
+      } else {
+        CHECK(depth >= 1);
+      }
+      ++depth;
+    }
+    CHECK(depth == 0);
+    CHECK(calls == 2);
+    for (const auto& st : stages) {
+      INFO(st);
+      CHECK(seen[st] == 2);
+    }
+  }
 }
 
 TEMPLATE_TEST_CASE("TrackGenerator: a HOST generator refuses a caller's capture and runs segmented",

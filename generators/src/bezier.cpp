@@ -186,7 +186,7 @@ void BezierGenerator<Space>::generate(const LaunchContext<Space>& ctx, const Int
                       std::to_string(seeds.extent(0)) + "], [" + std::to_string(out_centerline.extent(0)) + "], [" +
                       std::to_string(out_valid.extent(0)) + "]");
   }
-  Kokkos::Profiling::pushRegion("TrackGen::generators::bezier");
+  const auto region = ctx.region("TrackGen::generators::bezier");
   const std::string& x = prefix_;
   if (p_.styled) bezier_style(ctx, x + "style", p_, seeds, style_rad_, style_scale_, style_clamp_);
   bezier_corners(ctx, x + "corners", p_, seeds, style_scale_, count_, raw_, used_);
@@ -198,7 +198,6 @@ void BezierGenerator<Space>::generate(const LaunchContext<Space>& ctx, const Int
   bezier_polygon(ctx, x + "polygon", p_, crossers_, count_, corners_, poly_);
   arc_resample_selected(ctx, x, poly_, out_centerline, p_.num_points, crossers_, arc_);
   fill_valid(ctx, x, out_valid);
-  Kokkos::Profiling::popRegion();
 }
 
 template <class Space>

@@ -303,7 +303,7 @@ template <class Space>
 void CheckpointGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
                                           const Vec2View& out_centerline, const IntView& out_valid) {
   check_generate_args("trackgen::checkpoint::generate", p_.num_envs, p_.num_points, seeds, out_centerline, out_valid);
-  Kokkos::Profiling::pushRegion("TrackGen::generators::checkpoint");
+  const auto region = ctx.region("TrackGen::generators::checkpoint");
   const std::string& x = prefix_;
   const int N = p_.num_points;
   const bool multi = p_.num_candidates > 1;  // construction-time branch
@@ -321,7 +321,6 @@ void CheckpointGenerator<Space>::generate(const LaunchContext<Space>& ctx, const
   }
   normalize_bbox(ctx, x, out_centerline, N, N, p_.target);
   fill_valid(ctx, x, out_valid);
-  Kokkos::Profiling::popRegion();
 }
 
 template <class Space>

@@ -132,7 +132,7 @@ template <class Space>
 void HullGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
                                     const Vec2View& out_centerline, const IntView& out_valid) {
   check_generate_args("trackgen::hull::generate", p_.num_envs, p_.num_points, seeds, out_centerline, out_valid);
-  Kokkos::Profiling::pushRegion("TrackGen::generators::hull");
+  const auto region = ctx.region("TrackGen::generators::hull");
   const std::string& x = prefix_;
   const int P = p_.num_slots, A = p_.aug_stride(), N = p_.num_points, npseg = p_.npseg;
   const IntView all;  // extent 0: every env
@@ -154,7 +154,6 @@ void HullGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntVi
   arc_resample_selected(ctx, x, dense_, out_centerline, N, fallback_crossing_, arc_);
   xcount_selected(ctx, x, out_centerline, N, N, fallback_crossing_, residual_crossing_);
   fill_valid(ctx, x, out_valid);
-  Kokkos::Profiling::popRegion();
 }
 
 template <class Space>

@@ -104,13 +104,12 @@ class PolarGenerator final : public Generator<Space> {
                         std::to_string(seeds.extent(0)) + "], [" + std::to_string(out_centerline.extent(0)) + "], [" +
                         std::to_string(out_valid.extent(0)) + "]");
     }
-    Kokkos::Profiling::pushRegion("TrackGen::generators::polar");
+    const auto region = ctx.region("TrackGen::generators::polar");
     polar_controls(ctx, prefix_ + "controls", p_, seeds, controls_);
     polar_dense(ctx, prefix_ + "dense", p_, controls_, dense_);
     arc_resample(ctx, prefix_, dense_, out_centerline, p_.num_points, arc_);
     normalize_bbox(ctx, prefix_, out_centerline, p_.num_points, p_.num_points, p_.target);
     fill_valid(ctx, prefix_, out_valid);
-    Kokkos::Profiling::popRegion();
   }
 
   std::size_t device_bytes() const override {

@@ -432,7 +432,7 @@ template <class Space>
 void RepulsiveGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
                                          const Vec2View& out_centerline, const IntView& out_valid) {
   check_generate_args("trackgen::repulsive::generate", p_.num_envs, p_.num_points, seeds, out_centerline, out_valid);
-  Kokkos::Profiling::pushRegion("TrackGen::generators::repulsive");
+  const auto region = ctx.region("TrackGen::generators::repulsive");
   const std::size_t S = p_.num_points, M = p_.kp.num_obs;
   const int N0 = p_.stages.front(), ncount = p_.count_max;
   const float r_dom = p_.r_dom, r_init = p_.r_init, rlo = p_.rfrac_lo, rhi = p_.rfrac_hi;
@@ -508,7 +508,6 @@ void RepulsiveGenerator<Space>::generate(const LaunchContext<Space>& ctx, const 
   resample_loops(ctx, prefix_ + "final_resample", x_, p_.num_points, out_centerline, p_.num_points, p_.num_points,
                  IntView(), cum_, false, p_.num_envs);
   fill_valid(ctx, prefix_, out_valid);
-  Kokkos::Profiling::popRegion();
 }
 
 template <class Space>

@@ -239,7 +239,7 @@ template <class Space>
 void VoronoiGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
                                        const Vec2View& out_centerline, const IntView& out_valid) {
   check_generate_args("trackgen::voronoi::generate", p_.num_envs, p_.num_points, seeds, out_centerline, out_valid);
-  Kokkos::Profiling::pushRegion("TrackGen::generators::voronoi");
+  const auto region = ctx.region("TrackGen::generators::voronoi");
   const std::string& x = prefix_;
   const int A = p_.aug_stride(), N = p_.num_points, npseg = p_.npseg;
   const IntView none;  // extent 0: fixed counts / every env
@@ -257,7 +257,6 @@ void VoronoiGenerator<Space>::generate(const LaunchContext<Space>& ctx, const In
   arc_resample_selected(ctx, x, dense_, out_centerline, N, crossers_, arc_);
   normalize_bbox(ctx, x, out_centerline, N, N, p_.target);
   fill_valid(ctx, x, out_valid);
-  Kokkos::Profiling::popRegion();
 }
 
 template <class Space>

@@ -247,7 +247,7 @@ struct InflateKernel {
 template <class Space>
 void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
              const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track) {
-  detail::ProfilingRegion region("TrackGen::pipeline::inflate");
+  const auto region = ctx.region("TrackGen::pipeline::inflate");
   detail::check_inputs(buffers, config, track, "trackgen::inflate");
   if (seeds.extent(0) != static_cast<std::size_t>(buffers.num_envs())) {
     throw ConfigError("trackgen::inflate: seeds has " + std::to_string(seeds.extent(0)) + " entries, num_envs is " +

@@ -293,7 +293,7 @@ struct ZeroKernel {
 template <class Space>
 void relax_setup(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
                  const Track<typename Space::memory_space>& track) {
-  detail::ProfilingRegion region("TrackGen::pipeline::relax_setup");
+  const auto region = ctx.region("TrackGen::pipeline::relax_setup");
   detail::check_inputs(buffers, config, track, "trackgen::relax_setup");
   BandL0Kernel<Space> k;
   k.x = buffers.cs_center;
@@ -310,7 +310,7 @@ void relax_setup(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
 template <class Space>
 void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
                  Track<typename Space::memory_space>& track) {
-  detail::ProfilingRegion region("TrackGen::pipeline::relax_solve");
+  const auto region = ctx.region("TrackGen::pipeline::relax_solve");
   detail::check_inputs(buffers, config, track, "trackgen::relax_solve");
   const PipelineConstants c = pipeline_constants(config);
   RelaxSolveKernel<Space> k;

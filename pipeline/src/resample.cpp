@@ -94,7 +94,7 @@ struct UniformKernel {
 template <class Space>
 void resample_constant_spacing(const LaunchContext<Space>& ctx, const TrackGenConfig& config,
                                PipelineBuffers<Space>& buffers, Track<typename Space::memory_space>& track) {
-  detail::ProfilingRegion region("TrackGen::pipeline::resample_constant_spacing");
+  const auto region = ctx.region("TrackGen::pipeline::resample_constant_spacing");
   detail::check_inputs(buffers, config, track, "trackgen::resample_constant_spacing");
   ConstantSpacingKernel<Space> k;
   k.src = buffers.gen_centerline;

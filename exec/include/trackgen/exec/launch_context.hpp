@@ -104,6 +104,43 @@ class LaunchContext {
   }
 #endif
 
+  /// A Kokkos profiling region around the work a context issues while it lives
+  /// (see LaunchContext::region()).
+  class Region {
+   public:
+    Region(const Region&) = delete;
+    Region& operator=(const Region&) = delete;
+    ~Region() {
+      if (graph_ != nullptr) {
+        graph_->add_marker([] { Kokkos::Profiling::popRegion(); });
+      } else if (pushed_) {
+        Kokkos::Profiling::popRegion();
+      }
+    }
+
+   private:
+    friend class LaunchContext;
+    Region(HostGraph* graph, bool push, const std::string& name) : graph_(graph), pushed_(push) {
+      if (graph_ != nullptr) {
+        graph_->add_marker([name] { Kokkos::Profiling::pushRegion(name); });
+      } else if (pushed_) {
+        Kokkos::Profiling::pushRegion(name);
+      }
+    }
+    HostGraph* graph_;
+    bool pushed_;
+  };
+
+  /// Opens the Kokkos profiling region `name` for the work this context issues
+  /// until the returned object dies, where the work runs: pushed and popped now
+  /// when the context runs work; recorded as marker nodes when it records a
+  /// HostGraph (every replay then shows the region, the recording does not);
+  /// nothing while a CUDA stream capture records (a region would time the
+  /// capture, not the work).
+  [[nodiscard]] Region region(const std::string& name) const {
+    return Region(graph_, graph_ == nullptr && !capturing(), name);
+  }
+
   /// The stage this context runs (nullptr outside a Program stage).
   const StageInfo* stage() const { return stage_; }
 
