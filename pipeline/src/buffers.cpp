@@ -11,9 +11,17 @@
 namespace trackgen {
 namespace {
 
-template <class V>
-std::size_t bytes(const V& v) {
-  return v.span() * sizeof(typename V::value_type);
+using detail::view_bytes;
+
+/// Slots per bead of the separation cache (0: no cache, i.e. relax_sep_cache_slots
+/// is 0 or the broadphase is refreshed every sweep).
+int cache_slots_of(const TrackGenConfig& c) {
+  return c.relax_sep_cache_slots > 0 && c.relax_sep_every > 1 ? c.relax_sep_cache_slots : 0;
+}
+
+/// Elevation knots per env (0 unless the z profile is knot-based).
+int z_knots_of(const TrackGenConfig& c) {
+  return z_uses_knots(parse_z_profile(c.z_profile, "trackgen::PipelineBuffers")) ? c.z_control_points : 0;
 }
 
 }  // namespace
@@ -45,7 +53,7 @@ PipelineConstants pipeline_constants(const TrackGenConfig& c) {
   k.z.harmonics = c.z_noise_harmonics;
   k.z.knots = c.z_control_points;
   k.z_valid_grade = c.z_valid_grade;
-  k.use_cache = c.relax_sep_cache_slots > 0 && c.relax_sep_every > 1;
+  k.use_cache = cache_slots_of(c) > 0;
   k.chebyshev = c.relax_accel == "chebyshev";
   return k;
 }
@@ -68,10 +76,10 @@ PipelineBuffers<Space>::PipelineBuffers(const TrackGenConfig& c, const Space& sp
     : num_envs_(c.num_envs),
       num_points_(c.num_points),
       n_max_(c.N_max),
-      cache_slots_(pipeline_constants(c).use_cache ? c.relax_sep_cache_slots : 0),
+      cache_slots_(cache_slots_of(c)),
       chebyshev_(c.relax_accel == "chebyshev"),
       border_check_(c.validity_border_check),
-      z_knots_(z_uses_knots(pipeline_constants(c).z.profile) ? c.z_control_points : 0),
+      z_knots_(z_knots_of(c)),
       relax_iters_(c.relax_iters),
       cheby_start_(c.relax_cheby_start),
       cheby_rho_(c.relax_cheby_rho) {
@@ -151,13 +159,13 @@ void PipelineBuffers<Space>::check(const TrackGenConfig& c, const char* api) con
   if (c.num_envs != num_envs_) fail("num_envs", c.num_envs, num_envs_);
   if (c.num_points != num_points_) fail("num_points", c.num_points, num_points_);
   if (c.N_max != n_max_) fail("N_max", c.N_max, n_max_);
-  const int slots = pipeline_constants(c).use_cache ? c.relax_sep_cache_slots : 0;
+  const int slots = cache_slots_of(c);
   if (slots != cache_slots_) fail("relax_sep_cache_slots (effective)", slots, cache_slots_);
   if ((c.relax_accel == "chebyshev") != chebyshev_) {
     fail("relax_accel == \"chebyshev\"", c.relax_accel == "chebyshev", chebyshev_);
   }
   if (c.validity_border_check != border_check_) fail("validity_border_check", c.validity_border_check, border_check_);
-  const int knots = z_uses_knots(pipeline_constants(c).z.profile) ? c.z_control_points : 0;
+  const int knots = z_knots_of(c);
   if (knots != z_knots_) fail("z_control_points (knots of the z profile)", knots, z_knots_);
   if (chebyshev_ && (c.relax_iters != relax_iters_ || c.relax_cheby_start != cheby_start_ ||
                      c.relax_cheby_rho != cheby_rho_)) {
@@ -169,10 +177,12 @@ void PipelineBuffers<Space>::check(const TrackGenConfig& c, const char* api) con
 
 template <class Space>
 std::size_t PipelineBuffers<Space>::device_bytes() const {
-  return bytes(gen_centerline) + bytes(gen_valid) + bytes(cs_center) + bytes(arc_s) + bytes(band) + bytes(l0) +
-         bytes(relaxed) + bytes(relax_swap) + bytes(cheb_prev) + bytes(cheby_omega) + bytes(sep_cache_idx) +
-         bytes(sep_cache_count) + bytes(sep_overflow_flag) + bytes(ctr2) + bytes(seg) + bytes(turn) + bytes(kappa) +
-         bytes(th_min) + bytes(out2) + bytes(inn2) + bytes(env_band) + bytes(env_flip) + bytes(z_knots);
+  return view_bytes(gen_centerline) + view_bytes(gen_valid) + view_bytes(cs_center) + view_bytes(arc_s) +
+         view_bytes(band) + view_bytes(l0) + view_bytes(relaxed) + view_bytes(relax_swap) + view_bytes(cheb_prev) +
+         view_bytes(cheby_omega) + view_bytes(sep_cache_idx) + view_bytes(sep_cache_count) +
+         view_bytes(sep_overflow_flag) + view_bytes(ctr2) + view_bytes(seg) + view_bytes(turn) + view_bytes(kappa) +
+         view_bytes(th_min) + view_bytes(out2) + view_bytes(inn2) + view_bytes(env_band) + view_bytes(env_flip) +
+         view_bytes(z_knots);
 }
 
 #define TRACKGEN_INSTANTIATE_BUFFERS(S) template class PipelineBuffers<S>;

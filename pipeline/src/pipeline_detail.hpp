@@ -23,6 +23,12 @@ constexpr int env_team_size() {
 template <class Space>
 using TeamMember = typename Kokkos::TeamPolicy<Space>::member_type;
 
+/// Bytes of the allocation behind View `v` (its span, padding included).
+template <class V>
+std::size_t view_bytes(const V& v) {
+  return v.span() * sizeof(typename V::value_type);
+}
+
 /// Opens a Kokkos profiling region for the lifetime of the object.
 class ProfilingRegion {
  public:

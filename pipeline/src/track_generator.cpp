@@ -25,16 +25,12 @@ TrackGenConfig checked_config(const TrackGenConfig& config, std::size_t seed_env
   return config;
 }
 
-template <class V>
-std::size_t bytes(const V& v) {
-  return v.span() * sizeof(typename V::value_type);
-}
-
 template <class M>
 std::size_t track_bytes(const Track<M>& t) {
-  return bytes(t.outer) + bytes(t.center) + bytes(t.inner) + bytes(t.tangent) + bytes(t.normal) + bytes(t.arclen) +
-         bytes(t.length) + bytes(t.valid) + bytes(t.count) + bytes(t.winding) + bytes(t.truncated) +
-         bytes(t.sep_overflow);
+  using detail::view_bytes;
+  return view_bytes(t.outer) + view_bytes(t.center) + view_bytes(t.inner) + view_bytes(t.tangent) +
+         view_bytes(t.normal) + view_bytes(t.arclen) + view_bytes(t.length) + view_bytes(t.valid) +
+         view_bytes(t.count) + view_bytes(t.winding) + view_bytes(t.truncated) + view_bytes(t.sep_overflow);
 }
 
 /// The pipeline's single host read: logs a warning when some track needed more
@@ -149,7 +145,6 @@ template <class Space>
 void TrackGenerator<Space>::refresh_seed_binding() {
   if (seeds_.seeds().data() == recorded_seeds_) return;
   recorded_seeds_ = seeds_.seeds().data();
-  const typename GraphRunner<Space>::SerialScope serial;
   runner_.reset_graphs();
   program_ = make_program();
   if (caller_recorded_) {
@@ -208,7 +203,8 @@ const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generat
 
 template <class Space>
 std::size_t TrackGenerator<Space>::device_bytes() const {
-  return track_bytes(track_) + buffers_.device_bytes() + bytes(seed_buf_) + bytes(any_flag_) + (generator_ ? generator_->device_bytes() : 0);
+  return track_bytes(track_) + buffers_.device_bytes() + detail::view_bytes(seed_buf_) +
+         detail::view_bytes(any_flag_) + (generator_ ? generator_->device_bytes() : 0);
 }
 
 #define TRACKGEN_INSTANTIATE_TRACK_GENERATOR(S) template class TrackGenerator<S>;

@@ -115,10 +115,10 @@ class SeedState {
   const Space& space() const { return space_; }
 
   /// Binds another caller's [E] int32 View of base seeds (a bound state only;
-  /// the epochs are kept). Returns whether the View changed: a graph that
-  /// recorded work reading the old View keeps reading it. ConfigError for an
-  /// owned state (use set()) or a View of another extent.
-  bool rebind(const IntView& seeds) {
+  /// the epochs are kept). A graph that recorded work reading the old View keeps
+  /// reading it. ConfigError for an owned state (use set()) or a View of another
+  /// extent.
+  void rebind(const IntView& seeds) {
     if (!bound_) {
       throw ConfigError("trackgen::SeedState::rebind: the seeds are owned (copied); write them with set()");
     }
@@ -126,9 +126,7 @@ class SeedState {
       throw ConfigError("trackgen::SeedState::rebind: seeds must be an [" + std::to_string(num_envs()) +
                         "] int32 View, got extent " + std::to_string(seeds.extent(0)));
     }
-    const bool changed = seeds.data() != seeds_.data();
     seeds_ = seeds;
-    return changed;
   }
 
   /// Checks that `mask` is an [E] int32 View (a mask selects env e where mask[e] != 0).
