@@ -25,10 +25,11 @@ struct StageCheckReport {
   std::vector<std::string> problems;  ///< human-readable findings, empty when ok
 };
 
-/// Runs `stage` under each lowering, calling `reset()` before each run to restore
-/// its inputs, and compares the written buffers bitwise against the eager run.
+/// Runs `stage` on the instance `space` under each lowering, calling `reset()`
+/// before each run to restore its inputs, and compares the written buffers
+/// bitwise against the eager run.
 template <class Space>
-StageCheckReport check_stage(const Stage<Space>& stage, const std::function<void()>& reset, Space space = Space()) {
+StageCheckReport check_stage(const Space& space, const Stage<Space>& stage, const std::function<void()>& reset) {
   StageCheckReport report;
   auto fail = [&](std::string msg) {
     report.ok = false;
@@ -116,6 +117,12 @@ StageCheckReport check_stage(const Stage<Space>& stage, const std::function<void
     }
   }
   return report;
+}
+
+/// The same on the default instance of `Space`.
+template <class Space>
+StageCheckReport check_stage(const Stage<Space>& stage, const std::function<void()>& reset) {
+  return check_stage(Space(), stage, reset);
 }
 
 }  // namespace trackgen

@@ -57,9 +57,6 @@ class LaunchContext {
     return LaunchContext(Space());
   }
 
-  /// An eager context on the default instance (no ambient adoption).
-  static LaunchContext current() { return LaunchContext(Space()); }
-
   /// A context that records into `graph` instead of running (host spaces only).
   /// `allow_conditional`: whether skip_unless/bounded_loop may record conditional
   /// nodes (a producer's own graph: yes unless exec::unconditional is active; a
