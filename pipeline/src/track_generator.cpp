@@ -1,4 +1,4 @@
-// TrackGenerator (reference 1.6).
+// TrackGenerator (docs/design.md#trackgenerator).
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/logging.hpp>
 #include <trackgen/exec/ops.hpp>
@@ -23,14 +23,6 @@ TrackGenConfig checked_config(const TrackGenConfig& config, std::size_t seed_env
                       std::to_string(config.num_envs));
   }
   return config;
-}
-
-template <class M>
-std::size_t track_bytes(const Track<M>& t) {
-  using detail::view_bytes;
-  return view_bytes(t.outer) + view_bytes(t.center) + view_bytes(t.inner) + view_bytes(t.tangent) +
-         view_bytes(t.normal) + view_bytes(t.arclen) + view_bytes(t.length) + view_bytes(t.valid) +
-         view_bytes(t.count) + view_bytes(t.winding) + view_bytes(t.truncated) + view_bytes(t.sep_overflow);
 }
 
 /// The pipeline's single host read: logs a warning when some track needed more
@@ -58,16 +50,16 @@ void warn_if_truncated(const LaunchContext<Space>& ctx, const Track<typename Spa
 }  // namespace
 
 template <class Space>
-TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, SeedState<Space> seeds, Space space)
+TrackGenerator<Space>::TrackGenerator(const Space& space, const TrackGenConfig& config, SeedState<Space> seeds)
     : config_(checked_config<Space>(config, static_cast<std::size_t>(seeds.num_envs()))),
-      ctx_(std::move(space)),
+      ctx_(space),
       seeds_(std::move(seeds)),
       seed_buf_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "seed_buf")), config_.num_envs),
       any_flag_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "mask_any")), 1),
       spec_(&get_generator<Space>(config_.generator)),
-      generator_(spec_->make(config_, ctx_.space())),
-      buffers_(config_, ctx_.space()),
-      track_(config_.num_envs, config_.N_max),
+      generator_(spec_->make(ctx_.space(), config_)),
+      buffers_(ctx_.space(), config_),
+      track_(ctx_.space(), config_.num_envs, config_.N_max),
       program_(make_program()),
       runner_(config_.generator),
       recorded_seeds_(seeds_.seeds().data()) {
@@ -75,8 +67,16 @@ TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, SeedState<Sp
 }
 
 template <class Space>
-TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, const IntView& seeds, Space space)
-    : TrackGenerator(config, SeedState<Space>(seeds, /*copy=*/false, space), space) {}
+TrackGenerator<Space>::TrackGenerator(const Space& space, const TrackGenConfig& config, const IntView& seeds)
+    : TrackGenerator(space, config, SeedState<Space>(space, seeds, /*copy=*/false)) {}
+
+template <class Space>
+TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, SeedState<Space> seeds)
+    : TrackGenerator(Space(), config, std::move(seeds)) {}
+
+template <class Space>
+TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, const IntView& seeds)
+    : TrackGenerator(Space(), config, seeds) {}
 
 template <class Space>
 void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
@@ -159,7 +159,8 @@ template <class Space>
 const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::run(const Program<Space>& program,
                                                                             const LaunchContext<Space>& ctx,
                                                                             std::optional<GraphKey> key) {
-  detail::ProfilingRegion region("TrackGen::TrackGenerator::generate");
+  runner_.check_record(program, ctx);  // refuses before any work, the region included
+  const auto region = ctx.region("TrackGen::TrackGenerator::generate");
   const typename GraphRunner<Space>::SerialScope serial;
   runner_.run(program, ctx, {policy_, std::move(key), false});
   if (ctx.capturing()) {
@@ -203,8 +204,8 @@ const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generat
 
 template <class Space>
 std::size_t TrackGenerator<Space>::device_bytes() const {
-  return track_bytes(track_) + buffers_.device_bytes() + detail::view_bytes(seed_buf_) +
-         detail::view_bytes(any_flag_) + (generator_ ? generator_->device_bytes() : 0);
+  return track_.bytes() + buffers_.device_bytes() + view_bytes(seed_buf_) + view_bytes(any_flag_) +
+         (generator_ ? generator_->device_bytes() : 0);
 }
 
 #define TRACKGEN_INSTANTIATE_TRACK_GENERATOR(S) template class TrackGenerator<S>;
