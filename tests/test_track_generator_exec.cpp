@@ -78,9 +78,8 @@ void register_host_circle() {
   if (done) return;
   GeneratorSpec<Space> spec;
   spec.name = "test-host-circle";
-  spec.capturable = false;
   spec.capture = CaptureClass::HOST;
-  spec.make = [](const TrackGenConfig& c, const Space&) { return std::make_unique<HostCircleGenerator<Space>>(c); };
+  spec.make = [](const Space&, const TrackGenConfig& c) { return std::make_unique<HostCircleGenerator<Space>>(c); };
   register_generator<Space>(spec);
   done = true;
 }
