@@ -110,7 +110,7 @@ TEMPLATE_TEST_CASE("hull, voronoi, checkpoint: capturable (fixed launch sequence
       // Recorded once (nothing runs), replayed on other seeds: the eager batch.
       Harness<Space> r(cfg, seeds_a);
       trackgen::HostGraph graph;
-      r.gen->generate(trackgen::LaunchContext<Space>::capture(graph, Space()), r.seeds, r.out, r.valid);
+      r.gen->generate(trackgen::LaunchContext<Space>::capture(Space(), graph), r.seeds, r.out, r.valid);
       CHECK(graph.launch_nodes() == kernels_a.size());
       Kokkos::deep_copy(r.seeds, tt::to_device<Space>(seeds_b, "s"));
       graph.replay();

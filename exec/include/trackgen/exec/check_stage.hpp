@@ -77,18 +77,18 @@ StageCheckReport check_stage(const Space& space, const Stage<Space>& stage, cons
 #endif
     {
       HostGraph g;
-      refuse(LaunchContext<Space>::capture(g, space));
+      refuse(LaunchContext<Space>::capture(space, g));
     }
   } else if constexpr (host_accessible_v<Space>) {
     others.emplace_back("graph", run_guarded("graph", [&] {
                           HostGraph g;
-                          program.enqueue(LaunchContext<Space>::recording(g, space, true));
+                          program.enqueue(LaunchContext<Space>::recording(space, g, true));
                           g.replay();
                         }));
     others.emplace_back("unconditional", run_guarded("unconditional", [&] {
                           exec::unconditional u;
                           HostGraph g;
-                          program.enqueue(LaunchContext<Space>::recording(g, space, true));
+                          program.enqueue(LaunchContext<Space>::recording(space, g, true));
                           g.replay();
                         }));
   }

@@ -202,7 +202,7 @@ class GraphRunner {
 #endif
     {
       auto g = std::make_unique<HostGraph>();
-      program.enqueue(LaunchContext<Space>::recording(*g, ctx.space(), true), first, last);
+      program.enqueue(LaunchContext<Space>::recording(ctx.space(), *g, true), first, last);
       return g;
     }
   }
