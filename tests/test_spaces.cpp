@@ -8,8 +8,10 @@
 #include <trackgen/core/spaces.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -79,4 +81,12 @@ TEST_CASE("spaces: backend names are the lower-case Kokkos names, one per enable
 #if defined(KOKKOS_ENABLE_CUDA)
   CHECK(std::count(names.begin(), names.end(), "cuda") == 1);
 #endif
+}
+
+TEMPLATE_TEST_CASE("spaces: host backends run at the thread count ctest asks for", "[spaces]",
+                   TRACKGEN_TEST_HOST_SPACES) {
+  const char* threads = std::getenv("TRACKGEN_TEST_THREADS");
+  if (threads == nullptr || std::atoi(threads) <= 0) return;  // run by hand: Kokkos' default
+  const int expected = std::is_same_v<TestType, Kokkos::Serial> ? 1 : std::atoi(threads);
+  CHECK(trackgen::compat::concurrency(TestType()) == expected);
 }
