@@ -12,10 +12,12 @@ function(_trackgen_list_cases out_var)
   list(APPEND _cmd --list-test-names-only)
   execute_process(COMMAND ${_cmd} OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
   if(_out STREQUAL "" AND TRACKGEN_DISCOVER_STUBS AND EXISTS "${TRACKGEN_DISCOVER_STUBS}/libcuda.so.1")
-    # No GPU driver here: the stub driver lets the executable load to list its cases.
-    execute_process(COMMAND ${CMAKE_COMMAND} -E env
-                            "LD_LIBRARY_PATH=${TRACKGEN_DISCOVER_STUBS}:$ENV{LD_LIBRARY_PATH}" ${_cmd}
-                    OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+    # No GPU driver here: the stub driver lets the executable load to list its
+    # cases (ctest's own environment is restored afterwards: tests never see it).
+    set(_saved "$ENV{LD_LIBRARY_PATH}")
+    set(ENV{LD_LIBRARY_PATH} "${TRACKGEN_DISCOVER_STUBS}:${_saved}")
+    execute_process(COMMAND ${_cmd} OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+    set(ENV{LD_LIBRARY_PATH} "${_saved}")
   endif()
   if(_out STREQUAL "")
     message(WARNING "trackgen: could not list the test cases of ${TRACKGEN_DISCOVER_EXECUTABLE}: ${_err}")
