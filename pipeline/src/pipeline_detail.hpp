@@ -29,6 +29,14 @@ std::size_t view_bytes(const V& v) {
   return v.span() * sizeof(typename V::value_type);
 }
 
+/// Bytes of every field of Track `t`.
+template <class M>
+std::size_t track_bytes(const Track<M>& t) {
+  return view_bytes(t.outer) + view_bytes(t.center) + view_bytes(t.inner) + view_bytes(t.tangent) +
+         view_bytes(t.normal) + view_bytes(t.arclen) + view_bytes(t.length) + view_bytes(t.valid) +
+         view_bytes(t.count) + view_bytes(t.winding) + view_bytes(t.truncated) + view_bytes(t.sep_overflow);
+}
+
 /// Opens a Kokkos profiling region for the lifetime of the object.
 class ProfilingRegion {
  public:

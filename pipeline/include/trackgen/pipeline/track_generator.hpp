@@ -16,6 +16,12 @@
 // Masked regeneration: generate(mask, advance) regenerates only the envs with
 // mask[e] != 0 (advancing their epochs first when asked); every other env's
 // Track stays bit-identical, and an all-zero mask skips the body on the device.
+// Its cost follows the masked envs, not the batch: the masked envs are listed on
+// the device and regenerated in rounds of masked_lane_envs() envs on a small
+// lane batch of their own (an env's track depends on its effective seed alone),
+// each round skipped on the device unless needed. A batch no larger than one
+// round is regenerated whole. The pipeline scratch of buffers() is refreshed
+// for the regenerated envs' cs_center only.
 #pragma once
 
 #include <trackgen/core/config.hpp>
@@ -28,6 +34,11 @@
 #include <memory>
 
 namespace trackgen {
+
+namespace detail {
+template <class Space>
+class MaskedLane;
+}  // namespace detail
 
 template <class Space = Kokkos::DefaultExecutionSpace>
 class TrackGenerator {
@@ -45,6 +56,7 @@ class TrackGenerator {
 
   TrackGenerator(const TrackGenerator&) = delete;
   TrackGenerator& operator=(const TrackGenerator&) = delete;
+  ~TrackGenerator();
 
   /// Generates the whole batch and returns the (same) Track. Repeated calls with
   /// unchanged seeds return the identical batch.
@@ -60,6 +72,10 @@ class TrackGenerator {
   /// body is skipped on the device when the mask is all zero. One self-graph is
   /// cached per (mask pointer, advance).
   const track_type& generate(const IntView& mask, bool advance = false);
+
+  /// Masked regeneration on `ctx`: records into it when it is a caller's
+  /// capture, otherwise runs under the producer's policy on ctx's instance.
+  const track_type& generate(const LaunchContext<Space>& ctx, const IntView& mask, bool advance = false);
 
   /// As generate(); throws ConfigError unless `num_envs == config().num_envs`.
   const track_type& generate(int num_envs);
@@ -88,7 +104,11 @@ class TrackGenerator {
   const Program<Space>& program() const { return program_; }
   /// Pipeline scratch (e.g. the pre-relax constant-spacing chain `cs_center`).
   const PipelineBuffers<Space>& buffers() const { return buffers_; }
-  /// Bytes of device memory held by this producer (Track + scratch + generator).
+  /// Envs per round of a masked generation (num_envs when it regenerates the
+  /// whole batch; see the file comment).
+  int masked_lane_envs() const;
+  /// Bytes of device memory held by this producer (Track + scratch + generator
+  /// + masked-regeneration lane).
   std::size_t device_bytes() const;
 
  private:
@@ -114,6 +134,7 @@ class TrackGenerator {
   std::unique_ptr<Generator<Space>> generator_;
   PipelineBuffers<Space> buffers_;
   track_type track_;
+  std::unique_ptr<detail::MaskedLane<Space>> lane_;  // null: masked generation recomputes the whole batch
   Program<Space> program_;
   GraphRunner<Space> runner_;
   Policy policy_ = Policy::automatic;
