@@ -12,3 +12,4 @@
 #include <trackgen/metrics/metrics.hpp>
 #include <trackgen/pipeline/stages.hpp>
 #include <trackgen/pipeline/track_generator.hpp>
+#include <trackgen/runtime.hpp>
