@@ -1,119 +1,9 @@
-// CollisionChecker and its segments backend (see collision.hpp).
+// CollisionChecker (see collision.hpp); the backends are in collision_segments.cpp and sdf.cpp.
 #include <trackgen/runtime/detail/collision_kernels.hpp>
 
 #include <cmath>
 
 namespace trackgen {
-namespace detail {
-namespace {
-
-/// One thread per box: every segment of both borders (inner first, each
-/// closing m-1 -> 0) against the box's corners and solid body.
-template <class Space>
-struct QuerySegments {
-  Track<typename Space::memory_space> track;
-  DView<Vec3f, Space> position;
-  DView<Quatf, Space> orientation;
-  DView<Vec2f, Space> half;
-  BoxContact<Space> out;
-  int boxes = 1;
-
-  KOKKOS_FUNCTION void degenerate(int b, int oob) const {
-    out.oob(b) = oob;
-    out.distance(b) = nanf();
-    out.nearest(b) = nan2();
-    out.normal(b) = nan2();
-    out.boundary(b) = -1;
-  }
-
-  KOKKOS_FUNCTION void operator()(const int b) const {
-    const Vec3f pos = position(b);
-    if (!kmath::isfinite(pos.x) || !kmath::isfinite(pos.y)) return degenerate(b, 0);
-    const int e = b / boxes, n_max = track.n_max();
-    const int m = kmath::clamp(track.count(e), 0, n_max);
-    if (m < 3) return degenerate(b, 1);
-    const std::size_t base = static_cast<std::size_t>(e) * n_max;
-    const geom::Box2 box = geom::make_box(geom::xy(pos), geom::yaw_of(orientation(b)), half(b));
-    Vec2f corner[4];
-    for (int k = 0; k < 4; ++k) corner[k] = geom::box_corner(box, k);
-    int crossings[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
-    float corner_min[2][4] = {{3e38f, 3e38f, 3e38f, 3e38f}, {3e38f, 3e38f, 3e38f, 3e38f}};
-    float best = 3e38f;
-    int best_border = -1, best_i = 0;
-    Vec2f best_point = nan2();
-    bool cut = false;
-    for (int border = 0; border < 2; ++border) {
-      const Vec3f* const p = (border == 0 ? track.inner.data() : track.outer.data()) + base;
-      for (int i = 0; i < m; ++i) {
-        const Vec2f a = geom::xy(p[i]), c = geom::xy(p[i + 1 < m ? i + 1 : 0]);
-        float d_seg = 3e38f;
-        Vec2f q_seg = a;
-        for (int k = 0; k < 4; ++k) {
-          crossings[border][k] += geom::ray_crosses(corner[k], a, c) ? 1 : 0;
-          const Vec2f q = geom::closest_point_on_segment(corner[k], a, c);
-          const float d = length(corner[k] - q);
-          corner_min[border][k] = kmath::min(corner_min[border][k], d);
-          if (d < d_seg) {
-            d_seg = d;
-            q_seg = q;
-          }
-        }
-        const float d_vertex = geom::point_box_distance(a, box);
-        if (d_vertex < d_seg) {
-          d_seg = d_vertex;
-          q_seg = a;
-        }
-        if (geom::segment_hits_box(a, c, box)) {
-          cut = true;
-          d_seg = 0.0f;
-          q_seg = geom::closest_point_on_segment(box.center, a, c);
-        }
-        if (d_seg < best) {
-          best = d_seg;
-          best_border = border;
-          best_i = i;
-          best_point = q_seg;
-        }
-      }
-    }
-    // Corners outside the band and their penetration into the violated border(s).
-    bool outside = false;
-    float penetration = 0.0f;
-    for (int k = 0; k < 4; ++k) {
-      const bool in_inner = crossings[0][k] % 2 == 1, in_outer = crossings[1][k] % 2 == 1;
-      if (!in_inner && in_outer) continue;
-      outside = true;
-      if (in_inner) penetration = kmath::max(penetration, corner_min[0][k]);
-      if (!in_outer) penetration = kmath::max(penetration, corner_min[1][k]);
-    }
-    const bool oob = outside || cut;
-    // Normal of the nearest segment, pointing towards its centerline point.
-    const Vec3f* const p = (best_border == 0 ? track.inner.data() : track.outer.data()) + base;
-    const Vec2f seg = geom::xy(p[best_i + 1 < m ? best_i + 1 : 0]) - geom::xy(p[best_i]);
-    const Vec2f to_center = geom::xy(track.center(base + best_i)) - best_point;
-    Vec2f n = length_sq(seg) > 1e-12f ? Vec2f{-seg.y, seg.x} : to_center;
-    n = geom::safe_norm2(n);
-    if (dot(n, to_center) < 0.0f) n = -n;
-    out.oob(b) = oob ? 1 : 0;
-    out.distance(b) = oob ? (penetration > 0.0f ? -penetration : 0.0f) : best;
-    out.nearest(b) = best_point;
-    out.normal(b) = n;
-    out.boundary(b) = best_border;
-  }
-};
-
-}  // namespace
-
-template <class Space>
-void query_segments(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track,
-                    const DView<Vec3f, Space>& position, const DView<Quatf, Space>& orientation,
-                    const DView<Vec2f, Space>& half_extents, const BoxContact<Space>& out, int boxes) {
-  ctx.for_each("TrackGen::runtime::collision::segments", position.extent(0),
-               QuerySegments<Space>{track, position, orientation, half_extents, out, boxes});
-}
-
-}  // namespace detail
-
 namespace {
 
 /// Validates the constructor's arguments (before any allocation).
@@ -237,10 +127,7 @@ void CollisionChecker<Space>::bake(const LaunchContext<Space>& ctx, const IntVie
 #define TRACKGEN_INSTANTIATE_COLLISION(S)                                                                     \
   template struct BoxContact<S>;                                                                              \
   template struct SignedDistanceField<S>;                                                                     \
-  template class CollisionChecker<S>;                                                                         \
-  template void detail::query_segments<S>(const LaunchContext<S>&, const Track<typename S::memory_space>&,    \
-                                          const DView<Vec3f, S>&, const DView<Quatf, S>&, const DView<Vec2f, S>&, \
-                                          const BoxContact<S>&, int);
+  template class CollisionChecker<S>;
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_COLLISION)
 
 }  // namespace trackgen
