@@ -62,8 +62,9 @@ struct Batch {
 nlohmann::json batch_json(const Batch& b);
 
 /// tracks.svg: a grid with one cell per track (borders, start point and
-/// direction; invalid tracks marked).
-std::string batch_svg(const Batch& b);
+/// direction; invalid tracks marked). `paths`, when given, holds one polyline
+/// per env drawn over its track (NaN points break the line).
+std::string batch_svg(const Batch& b, const std::vector<std::vector<Vec3f>>* paths = nullptr);
 
 /// Writes `text` to `path` (creating parent folders); throws std::runtime_error.
 void write_file(const std::string& path, const std::string& text);
@@ -79,6 +80,10 @@ Command add_generate_command(CLI::App& app);
 
 /// `trackgen metrics`: the quality table (reference 5.2) of one or all generators.
 Command add_metrics_command(CLI::App& app);
+
+/// `trackgen drive`: cars racing a Course for --steps steps (examples/sim_loop.hpp);
+/// env-steps/s, laps, collisions and regenerations (text or one JSON object).
+Command add_drive_command(CLI::App& app);
 
 /// `trackgen bench`: the scaling benchmark (tracks/s over batch sizes, thread
 /// counts and execution policies; JSON lines and an SVG chart).

@@ -1,7 +1,7 @@
 // A simulation loop on trackgen::Course: E cars race their own generated
 // tracks; finished envs get a new track every step (see sim_loop.hpp).
 //
-//   sim_loop [ENVS [STEPS]]     (default 256 envs, 800 steps)
+//   sim_loop [ENVS [STEPS]]     (default 128 envs, 700 steps)
 #include "sim_loop.hpp"
 
 #include <cstdio>
@@ -10,8 +10,8 @@
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);  // the application owns the Kokkos runtime
   sim::Settings settings;
-  settings.envs = argc > 1 ? std::atoi(argv[1]) : 256;
-  const int steps = argc > 2 ? std::atoi(argv[2]) : 800;
+  settings.envs = argc > 1 ? std::atoi(argv[1]) : 128;
+  const int steps = argc > 2 ? std::atoi(argv[2]) : 700;
   if (settings.envs < 1 || steps < 1) {
     std::fprintf(stderr, "usage: sim_loop [ENVS [STEPS]] (both >= 1)\n");
     return 2;

@@ -36,11 +36,12 @@ namespace trackgen::detail {
 
 /// Envs per lane round on `Space` for a batch of `num_envs`, or num_envs when
 /// masked generation should recompute the whole batch instead. Host spaces
-/// run 32 envs per round (a round costs its envs, a simulation step finishes a
-/// few); devices 1/8 of the batch, at least 256 (a round costs its launches).
+/// run 8 envs per round (a round costs its envs, about 20 launches besides,
+/// and a simulation step finishes a few); devices 1/8 of the batch, at least
+/// 256 (a round costs its launches).
 template <class Space>
 int masked_lane_envs(int num_envs) {
-  const int b = host_accessible_v<Space> ? 32 : (num_envs / 8 > 256 ? num_envs / 8 : 256);
+  const int b = host_accessible_v<Space> ? 8 : (num_envs / 8 > 256 ? num_envs / 8 : 256);
   return b < num_envs ? b : num_envs;
 }
 

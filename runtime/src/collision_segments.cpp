@@ -121,14 +121,6 @@ struct QuerySegments {
   BoxContact<Space> out;
   int boxes = 1;
 
-  KOKKOS_FUNCTION void degenerate(int b, int oob) const {
-    out.oob(b) = oob;
-    out.distance(b) = nanf();
-    out.nearest(b) = nan2();
-    out.normal(b) = nan2();
-    out.boundary(b) = -1;
-  }
-
   /// Pass 1 over one border: crossing parities (a segment can cross a corner's
   /// ray only if it straddles the box's y range, so the others cost two
   /// comparisons) and the chunks' gaps to the box.
@@ -191,10 +183,10 @@ struct QuerySegments {
 
   KOKKOS_FUNCTION void operator()(const int b) const {
     const Vec3f pos = position(b);
-    if (!kmath::isfinite(pos.x) || !kmath::isfinite(pos.y)) return degenerate(b, 0);
+    if (!kmath::isfinite(pos.x) || !kmath::isfinite(pos.y)) return no_geometry(out, b, 0);
     const int e = b / boxes, n_max = track.n_max();
     const int m = kmath::clamp(track.count(e), 0, n_max);
-    if (m < 3) return degenerate(b, 1);
+    if (m < 3) return no_geometry(out, b, 1);
     const std::size_t base = static_cast<std::size_t>(e) * n_max;
     const Vec3f* const borders[2] = {track.inner.data() + base, track.outer.data() + base};
     BoxShape s;

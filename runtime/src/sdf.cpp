@@ -69,17 +69,9 @@ struct QuerySdf {
   BoxContact<Space> out;
   int boxes = 1;
 
-  KOKKOS_FUNCTION void inactive(int b, int oob) const {
-    out.oob(b) = oob;
-    out.distance(b) = nanf();
-    out.nearest(b) = nan2();
-    out.normal(b) = nan2();
-    out.boundary(b) = -1;
-  }
-
   KOKKOS_FUNCTION void operator()(const int b) const {
     const Vec3f pos = position(b);
-    if (!kmath::isfinite(pos.x) || !kmath::isfinite(pos.y)) return inactive(b, 0);
+    if (!kmath::isfinite(pos.x) || !kmath::isfinite(pos.y)) return no_geometry(out, b, 0);
     const int e = b / boxes, res = sdf.resolution;
     const float* const phi = sdf.phi.data() + static_cast<std::size_t>(e) * res * res;
     const Vec2f lo = sdf.lo(e), hi = sdf.hi(e);
@@ -97,7 +89,7 @@ struct QuerySdf {
         pmin = c;
       }
     }
-    if (nan) return inactive(b, 1);
+    if (nan) return no_geometry(out, b, 1);
     const float hx = (hi.x - lo.x) / static_cast<float>(res), hy = (hi.y - lo.y) / static_cast<float>(res);
     const Vec2f grad{(sample(pmin + Vec2f{hx, 0.0f}) - sample(pmin - Vec2f{hx, 0.0f})) / (2.0f * hx),
                      (sample(pmin + Vec2f{0.0f, hy}) - sample(pmin - Vec2f{0.0f, hy})) / (2.0f * hy)};

@@ -95,7 +95,9 @@ class CheckpointSampler {
   const FloatView& step() const { return step_; }
   /// The capacity M.
   int capacity() const { return set_.stride(); }
+  /// The spacing asked for.
   float spacing() const { return spacing_; }
+  /// The execution-space instance of the calls without a context.
   const Space& space() const { return ctx_.space(); }
 
  private:

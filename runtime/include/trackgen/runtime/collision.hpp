@@ -117,9 +117,13 @@ class CollisionChecker {
   const BoxContact<Space>& contacts() const { return contacts_; }
   /// The baked field (sdf backend; empty Views for segments).
   const SignedDistanceField<Space>& sdf() const { return sdf_; }
+  /// The backend.
   CollisionMethod method() const { return method_; }
+  /// Boxes per env B.
   int max_boxes() const { return max_boxes_; }
+  /// Envs E (the Track's).
   int num_envs() const { return track_.num_envs(); }
+  /// The execution-space instance of the calls without a context.
   const Space& space() const { return ctx_.space(); }
 
  private:

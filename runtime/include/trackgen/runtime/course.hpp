@@ -54,7 +54,9 @@ struct StepResult {
   BoxContact<Space> contacts;
   TrackFrame<Space> frame;
 
+  /// Whether the Course checks collision (contacts holds Views).
   bool has_contacts() const { return contacts.oob.data() != nullptr; }
+  /// Whether the Course localizes (frame holds Views).
   bool has_frame() const { return frame.s.data() != nullptr; }
   /// An independent deep copy.
   StepResult clone() const;
@@ -124,12 +126,19 @@ class Course {
   /// Same on `ctx` (recorded when ctx records).
   const track_type& regenerate(const LaunchContext<Space>& ctx, const IntView& mask, bool advance);
 
+  /// The validated config.
   const CourseConfig& config() const { return config_; }
+  /// The Track (the generator's: the same object, stable Views, for the Course's life).
   const track_type& track() const { return generator_.track(); }
+  /// The track generator (its seeds, epochs, policy, runner).
   TrackGenerator<Space>& generator() { return generator_; }
+  /// The seeds and epochs of the generations.
   SeedState<Space>& seeds() { return generator_.seeds(); }
+  /// The checkpoint sampler (its truncation flags and steps).
   const CheckpointSampler<Space>& checkpoint_sampler() const { return checkpoints_; }
+  /// The checkpoints of every env.
   const CheckpointSet<Space>& checkpoints() const { return checkpoints_.checkpoints(); }
+  /// The progress tracker (its live state).
   const ProgressTracker<Space>& progress() const { return progress_; }
   /// The collision checker, or nullptr without a collision backend.
   const CollisionChecker<Space>* collision() const { return collision_ ? &*collision_ : nullptr; }
@@ -137,19 +146,24 @@ class Course {
   const TrackLocalizer<Space>* localizer() const { return localizer_ ? &*localizer_ : nullptr; }
   /// The height field, or nullptr without heightfield_resolution.
   const HeightField<Space>* heightfield() const { return heightfield_ ? &heightfield_->heightfield() : nullptr; }
-  /// [E*N_max] curvature and speed profile (empty without speed_limits).
+  /// [E*N_max] curvature of every track point (empty without speed_limits).
   const FloatView& curvature() const { return curvature_; }
+  /// [E*N_max] speed profile of every track point (empty without speed_limits).
   const FloatView& speed() const { return speed_; }
   /// The result of the last step().
   const StepResult<Space>& result() const { return result_; }
+  /// Envs E.
   int num_envs() const { return config_.gen.num_envs; }
+  /// The execution-space instance of the calls without a context.
   const Space& space() const { return ctx_.space(); }
 
   /// Execution policy of step() and the generations (default Policy::automatic).
   Policy policy() const { return policy_; }
+  /// Sets the execution policy of step() and the generations.
   void set_policy(Policy p) { policy_ = p; }
-  /// The runners: generations (refresh and masked regenerations), and step().
+  /// The runner of the generations' refreshes and the masked regenerations.
   const GraphRunner<Space>& generation_runner() const { return generation_runner_; }
+  /// The runner of step().
   const GraphRunner<Space>& step_runner() const { return step_runner_; }
   /// Whether the whole Course may be recorded into a caller's capture (the
   /// generator has no HOST stage).

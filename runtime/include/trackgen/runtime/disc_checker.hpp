@@ -61,10 +61,15 @@ class DiscChecker {
 
   /// The contacts of the last query.
   const DiscContact<Space>& contacts() const { return contacts_; }
+  /// Envs E.
   int num_envs() const { return num_envs_; }
+  /// Disc slots per env D.
   int slots() const { return slots_; }
+  /// Boxes per env B.
   int max_boxes() const { return max_boxes_; }
+  /// The discs' radius.
   float radius() const { return radius_; }
+  /// The execution-space instance of the calls without a context.
   const Space& space() const { return ctx_.space(); }
 
  private:

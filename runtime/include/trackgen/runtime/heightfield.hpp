@@ -41,7 +41,9 @@ class HeightFieldBaker {
   /// Same on `ctx`, only for envs with mask[e] != 0 when `mask` is given.
   const HeightField<Space>& bake(const LaunchContext<Space>& ctx, const IntView& mask = IntView());
 
+  /// The height field written by bake().
   const HeightField<Space>& heightfield() const { return field_; }
+  /// The execution-space instance of the calls without a context.
   const Space& space() const { return ctx_.space(); }
 
  private:

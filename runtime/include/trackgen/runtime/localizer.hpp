@@ -83,8 +83,11 @@ class TrackLocalizer {
   const TrackFrame<Space>& frame() const { return frame_; }
   /// [E] the segment each env was last localized on (-1: none; warm state).
   const IntView& last_segment() const { return last_; }
+  /// The warm window W (unset: cold).
   std::optional<int> warm_window() const { return window_ > 0 ? std::optional<int>(window_) : std::nullopt; }
+  /// Envs E (the Track's).
   int num_envs() const { return track_.num_envs(); }
+  /// The execution-space instance of the calls without a context.
   const Space& space() const { return ctx_.space(); }
 
  private:

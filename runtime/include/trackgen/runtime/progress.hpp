@@ -79,8 +79,11 @@ class ProgressTracker {
   const IntView& next_checkpoint_state() const { return next_; }
   /// [E] the previous positions (NaN: none).
   const Vec3View& previous_position() const { return prev_; }
+  /// The checkpoints tracked (aliased).
   const CheckpointSet<Space>& checkpoints() const { return set_; }
+  /// Envs E.
   int num_envs() const { return set_.num_envs(); }
+  /// The execution-space instance of the calls without a context.
   const Space& space() const { return ctx_.space(); }
 
  private:

@@ -59,10 +59,15 @@ class PropSampler {
   /// Same on `ctx`, only for envs with mask[e] != 0 when `mask` is given.
   const PropSet<Space>& sample(const LaunchContext<Space>& ctx, const IntView& mask = IntView());
 
+  /// The instances written by sample().
   const PropSet<Space>& props() const { return props_; }
+  /// The capacity P.
   int capacity() const { return capacity_; }
+  /// The border followed.
   PropBoundary boundary() const { return boundary_; }
+  /// Points or chords.
   PropMode mode() const { return mode_; }
+  /// The execution-space instance of the calls without a context.
   const Space& space() const { return ctx_.space(); }
 
  private:

@@ -6,6 +6,17 @@
 
 namespace trackgen::detail {
 
+/// Writes box b's contact without geometry: `oob`, NaN distance, nearest and
+/// normal, boundary -1 (an inactive box, or a track too short to test against).
+template <class Space>
+KOKKOS_INLINE_FUNCTION void no_geometry(const BoxContact<Space>& out, int b, int oob) {
+  out.oob(b) = oob;
+  out.distance(b) = nanf();
+  out.nearest(b) = nan2();
+  out.normal(b) = nan2();
+  out.boundary(b) = -1;
+}
+
 /// The segments backend: one thread per box.
 template <class Space>
 void query_segments(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track,
