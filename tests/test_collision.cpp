@@ -44,11 +44,11 @@ std::vector<BoxCase> box_cases() {
 }
 
 template <class Space>
-struct BoxInputs {
+struct TestBoxes {
   DView<Vec3f, Space> position;
   DView<Quatf, Space> orientation;
   DView<Vec2f, Space> half;
-  explicit BoxInputs(const std::vector<BoxCase>& cases) {
+  explicit TestBoxes(const std::vector<BoxCase>& cases) {
     std::vector<Vec3f> p;
     std::vector<Quatf> q;
     std::vector<Vec2f> h;
@@ -83,7 +83,7 @@ TEMPLATE_TEST_CASE("CollisionChecker segments: hand-computed contacts on a squar
   using Space = TestType;
   const auto track = square_bands<Space>();
   CollisionChecker<Space> checker(Space(), track, 3);
-  const BoxInputs<Space> in(box_cases());
+  const TestBoxes<Space> in(box_cases());
   const HostContact<Space> c(checker.query(in.position, in.orientation, in.half));
 
   CHECK(c.oob[0] == 0);  // clearance 0.125 to the outer border x = 1.25, nearest at the first corner's height
@@ -128,7 +128,7 @@ TEMPLATE_TEST_CASE("CollisionChecker sdf: the square band within a texel of the 
   const auto track = square_bands<Space>();
   CollisionChecker<Space> exact(Space(), track, 3);
   CollisionChecker<Space> sdf(Space(), track, 3, CollisionMethod::sdf, GridOptions{128, std::nullopt});
-  const BoxInputs<Space> in(box_cases());
+  const TestBoxes<Space> in(box_cases());
   const HostContact<Space> a(exact.query(in.position, in.orientation, in.half));
   const HostContact<Space> b(sdf.query(in.position, in.orientation, in.half));
   const float texel = 3.0f / 128.0f;  // the box [-1.25, 1.25]^2 padded by 10% of its side
@@ -171,7 +171,7 @@ TEMPLATE_TEST_CASE("CollisionChecker sdf agrees with segments away from the bord
       cases.push_back({{c.x - t.y * off, c.y + t.x * off, 0}, std::atan2(t.y, t.x), {0.02f, 0.01f}});
     }
   }
-  const BoxInputs<Space> in(cases);
+  const TestBoxes<Space> in(cases);
   CollisionChecker<Space> exact(Space(), track, kBoxes);
   CollisionChecker<Space> sdf(Space(), track, kBoxes, CollisionMethod::sdf);
   const HostContact<Space> a(exact.query(in.position, in.orientation, in.half));
@@ -195,7 +195,7 @@ TEMPLATE_TEST_CASE("CollisionChecker: bound mode, per-call mode, rebind warning"
   using Space = TestType;
   const auto track = square_bands<Space>();
   CollisionChecker<Space> checker(Space(), track, 3);
-  const BoxInputs<Space> a(box_cases()), b(box_cases());
+  const TestBoxes<Space> a(box_cases()), b(box_cases());
   CHECK_THROWS_WITH(checker.query(), Catch::Contains("no inputs bound"));
   const auto per_call = HostContact<Space>(checker.query(a.position, a.orientation, a.half));
   checker.bind_inputs(a.position, a.orientation, a.half);
@@ -223,7 +223,7 @@ TEMPLATE_TEST_CASE("CollisionChecker and DiscChecker: bad input throws before an
                    "[runtime][collision]", TRACKGEN_TEST_SPACES) {
   using Space = TestType;
   const auto track = square_bands<Space>();
-  const BoxInputs<Space> in(box_cases());
+  const TestBoxes<Space> in(box_cases());
   const auto discs = tt::filled<Space>(6, Vec3f{0, 0, 0});
   const tt::LaunchCounter launches;
   CHECK_THROWS_WITH(CollisionChecker<Space>(Space(), track, 0), Catch::Contains("max_boxes must be >= 1, got 0"));

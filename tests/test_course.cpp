@@ -179,6 +179,23 @@ TEMPLATE_TEST_CASE("Course: bind and step errors", "[runtime][course]", TRACKGEN
   CHECK_FALSE(no_collision.step().has_contacts());
   CHECK(no_collision.step().has_frame());
   CHECK(no_collision.collision() == nullptr);
+
+  // Two boxes per env: their own positions, contacts [E*2].
+  CourseConfig two = full_config(4, CollisionMethod::segments);
+  two.max_boxes = 2;
+  Course<Space> pairs(Space(), two);
+  Agents<Space> b(8);
+  b.place(tt::band_track<Space>({{tt::square_loop(1.0f, 4)}, {tt::square_loop(1.0f, 4)}, {tt::square_loop(1.0f, 4)},
+                                 {tt::square_loop(1.0f, 4)}, {tt::square_loop(1.0f, 4)}, {tt::square_loop(1.0f, 4)},
+                                 {tt::square_loop(1.0f, 4)}, {tt::square_loop(1.0f, 4)}},
+                                20),
+          0);
+  CHECK_THROWS_WITH(pairs.bind(a.position, b.orientation, b.half), Catch::Contains("box_position must be a View"));
+  pairs.bind(a.position, b.orientation, b.half, b.position);
+  const auto& r = pairs.step();
+  CHECK(r.contacts.oob.extent(0) == 8);
+  // Boxes on a square loop of half size 1 are far off the generated tracks (around the unit square).
+  CHECK(tt::to_vector(r.contacts.boundary) != std::vector<std::int32_t>(8, -1));
 }
 
 TEMPLATE_TEST_CASE("Course: own-graph replay equals eager bitwise through steps and regenerations",

@@ -110,10 +110,10 @@ void CheckpointSet<Space>::check(const std::string& api) const {
                   "position", "a View of extent E*M (M >= 1) for E = count.extent(0)",
                   "extent " + std::to_string(position.extent(0)) + " for E = " + std::to_string(E));
   const std::size_t n = position.extent(0);
-  detail::check_extent(api, "left", left, n, "E*M");
-  detail::check_extent(api, "right", right, n, "E*M");
-  detail::check_extent(api, "tangent", tangent, n, "E*M");
-  detail::check_extent(api, "up_half", up_half, n, "E*M");
+  check_extent(api, "left", left, n, "E*M");
+  check_extent(api, "right", right, n, "E*M");
+  check_extent(api, "tangent", tangent, n, "E*M");
+  check_extent(api, "up_half", up_half, n, "E*M");
 }
 
 template <class Space>

@@ -1,5 +1,6 @@
 // CollisionChecker (see collision.hpp); the backends are in collision_segments.cpp and sdf.cpp.
 #include <trackgen/runtime/detail/collision_kernels.hpp>
+#include <trackgen/runtime/detail/common.hpp>
 
 #include <cmath>
 
@@ -64,7 +65,7 @@ CollisionChecker<Space>::CollisionChecker(Space space, const track_type& track, 
     sdf_.boundary = detail::runtime_view<std::int8_t>(s, "sdf_boundary", E * R * R);
     sdf_.lo = detail::runtime_view<Vec2f>(s, "sdf_lo", E);
     sdf_.hi = detail::runtime_view<Vec2f>(s, "sdf_hi", E);
-    chunks_ = detail::runtime_view<detail::ChunkBox>(s, "sdf_chunks", E * 2 * detail::chunk_boxes(track.n_max()));
+    chunks_ = detail::runtime_view<Vec2f>(s, "sdf_chunks", E * 4 * detail::chunk_boxes(track.n_max()));
     bake();
   }
   s.fence();
@@ -100,7 +101,7 @@ const BoxContact<Space>& CollisionChecker<Space>::query(const LaunchContext<Spac
 
 template <class Space>
 const BoxContact<Space>& CollisionChecker<Space>::launch_query(const LaunchContext<Space>& ctx,
-                                                               const detail::BoxViews<Space>& in) {
+                                                               const BoxInputs<Space>& in) {
   if (method_ == CollisionMethod::segments) {
     detail::query_segments(ctx, track_, in.position, in.orientation, in.half_extents, contacts_, max_boxes_);
   } else {

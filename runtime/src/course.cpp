@@ -1,6 +1,7 @@
 // Course (see course.hpp).
 #include <trackgen/exec/ops.hpp>
 #include <trackgen/runtime/course.hpp>
+#include <trackgen/runtime/detail/common.hpp>
 
 namespace trackgen {
 namespace {
@@ -19,7 +20,7 @@ SeedState<Space> owned_seeds(const Space& space, const CourseConfig& config) {
 template <class Space>
 SeedState<Space> bound_seeds(const Space& space, const CourseConfig& config, const DView<std::int32_t, Space>& seeds) {
   config.validate(available_generators<Space>());
-  detail::check_extent(course_api, "seeds", seeds, static_cast<std::size_t>(config.gen.num_envs), "gen.num_envs");
+  check_extent(course_api, "seeds", seeds, static_cast<std::size_t>(config.gen.num_envs), "gen.num_envs");
   return SeedState<Space>(seeds, /*copy=*/false, space);
 }
 
@@ -191,11 +192,11 @@ void Course<Space>::bind(const Vec3View& position, const QuatView& orientation, 
                          const Vec3View& box_position) {
   const std::string api = course_api + "::bind";
   const std::size_t E = static_cast<std::size_t>(num_envs()), boxes = E * config_.max_boxes;
-  detail::check_extent(api, "position", position, E, "E");
+  check_extent(api, "position", position, E, "E");
   if (collision_) {
-    detail::check_extent(api, "orientation", orientation, boxes, "E*max_boxes");
-    detail::check_extent(api, "half_extents", half_extents, boxes, "E*max_boxes");
-    if (config_.max_boxes > 1) detail::check_extent(api, "box_position", box_position, boxes, "E*max_boxes");
+    check_extent(api, "orientation", orientation, boxes, "E*max_boxes");
+    check_extent(api, "half_extents", half_extents, boxes, "E*max_boxes");
+    if (config_.max_boxes > 1) check_extent(api, "box_position", box_position, boxes, "E*max_boxes");
   }
   const auto superfluous = [&](bool given, const char* name, const char* why) {
     if (given) throw ConfigError(api + ": " + name + " was given, but " + why);
@@ -263,7 +264,7 @@ void Course<Space>::reset(const IntView& mask) {
 
 template <class Space>
 void Course<Space>::reset(const LaunchContext<Space>& ctx, const IntView& mask) {
-  detail::check_extent(course_api + "::reset", "mask", mask, static_cast<std::size_t>(num_envs()), "E");
+  check_extent(course_api + "::reset", "mask", mask, static_cast<std::size_t>(num_envs()), "E");
   progress_.reset(ctx, mask);
   if (localizer_) localizer_->reset(ctx, mask);
 }
@@ -276,7 +277,7 @@ const typename Course<Space>::track_type& Course<Space>::regenerate(const IntVie
 template <class Space>
 const typename Course<Space>::track_type& Course<Space>::regenerate(const LaunchContext<Space>& ctx,
                                                                    const IntView& mask, bool advance) {
-  detail::check_extent(course_api + "::regenerate", "mask", mask, static_cast<std::size_t>(num_envs()), "E");
+  check_extent(course_api + "::regenerate", "mask", mask, static_cast<std::size_t>(num_envs()), "E");
   const auto program = make_regenerate_program(mask, advance);
   const GraphKey key{reinterpret_cast<std::uintptr_t>(mask.data()), advance ? 1u : 0u};
   generation_runner_.run(program, ctx, {policy_, key, false});

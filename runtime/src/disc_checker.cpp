@@ -1,4 +1,5 @@
 // DiscChecker (see disc_checker.hpp).
+#include <trackgen/runtime/detail/common.hpp>
 #include <trackgen/runtime/disc_checker.hpp>
 
 #include <cmath>
@@ -132,7 +133,7 @@ const DiscContact<Space>& DiscChecker<Space>::query(const LaunchContext<Space>& 
 
 template <class Space>
 const DiscContact<Space>& DiscChecker<Space>::launch_query(const LaunchContext<Space>& ctx,
-                                                           const detail::BoxViews<Space>& in) {
+                                                           const BoxInputs<Space>& in) {
   QueryDiscs<Space> k{discs_, in.position, count_, in.orientation, in.half_extents, contacts_, radius_, max_boxes_,
                       slots_};
   ctx.for_each("TrackGen::runtime::discs::query", in.position.extent(0), k);

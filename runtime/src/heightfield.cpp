@@ -1,6 +1,7 @@
 // HeightFieldBaker (see heightfield.hpp).
 #include <trackgen/runtime/detail/common.hpp>
 #include <trackgen/runtime/detail/grid_bounds.hpp>
+#include <trackgen/runtime/detail/polyline.hpp>
 #include <trackgen/runtime/heightfield.hpp>
 
 namespace trackgen {
@@ -12,7 +13,7 @@ struct BakeHeight {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   Track<typename Space::memory_space> track;
   HeightField<Space> field;
-  DView<detail::ChunkBox, Space> chunks;
+  DView<Vec2f, Space> chunks;
   DView<std::int32_t, Space> mask;
 
   KOKKOS_FUNCTION void operator()(const Member& team) const {
@@ -27,7 +28,7 @@ struct BakeHeight {
       return;
     }
     const Vec3f* const c = track.center.data() + static_cast<std::size_t>(e) * n_max;
-    detail::ChunkBox* const boxes = chunks.data() + static_cast<std::size_t>(e) * detail::chunk_boxes(n_max);
+    Vec2f* const boxes = chunks.data() + static_cast<std::size_t>(e) * 2 * detail::chunk_boxes(n_max);
     Kokkos::single(Kokkos::PerTeam(team), [&] { detail::build_chunk_boxes(c, m, boxes); });
     team.team_barrier();
     const Vec2f lo = field.lo(e), hi = field.hi(e);
@@ -64,7 +65,7 @@ HeightFieldBaker<Space>::HeightFieldBaker(Space space, const track_type& track, 
   field_.height = detail::runtime_view<float>(s, "height", E * R * R);
   field_.lo = detail::runtime_view<Vec2f>(s, "height_lo", E);
   field_.hi = detail::runtime_view<Vec2f>(s, "height_hi", E);
-  chunks_ = detail::runtime_view<detail::ChunkBox>(s, "height_chunks", E * detail::chunk_boxes(track.n_max()));
+  chunks_ = detail::runtime_view<Vec2f>(s, "height_chunks", E * 2 * detail::chunk_boxes(track.n_max()));
   bake();
   s.fence();
 }

@@ -1,4 +1,5 @@
 // TrackLocalizer (see localizer.hpp).
+#include <trackgen/runtime/detail/common.hpp>
 #include <trackgen/runtime/geometry.hpp>
 #include <trackgen/runtime/localizer.hpp>
 

@@ -1,4 +1,5 @@
 // ProgressTracker (see progress.hpp).
+#include <trackgen/runtime/detail/common.hpp>
 #include <trackgen/runtime/geometry.hpp>
 #include <trackgen/runtime/progress.hpp>
 

@@ -15,7 +15,7 @@ template <class Space>
 struct BakeSdf {
   Track<typename Space::memory_space> track;
   SignedDistanceField<Space> sdf;
-  DView<ChunkBox, Space> chunks;
+  DView<Vec2f, Space> chunks;
   DView<std::int32_t, Space> mask;
 
   KOKKOS_FUNCTION void operator()(const TeamMember<Space>& team) const {
@@ -35,12 +35,12 @@ struct BakeSdf {
       return;
     }
     const int per_border = chunk_boxes(n_max);
-    ChunkBox* const boxes = chunks.data() + static_cast<std::size_t>(e) * 2 * per_border;
+    Vec2f* const boxes = chunks.data() + static_cast<std::size_t>(e) * 4 * per_border;
     const Vec3f* const inner = track.inner.data() + base;
     const Vec3f* const outer = track.outer.data() + base;
     Kokkos::single(Kokkos::PerTeam(team), [&] {
       build_chunk_boxes(inner, m, boxes);
-      build_chunk_boxes(outer, m, boxes + per_border);
+      build_chunk_boxes(outer, m, boxes + 2 * per_border);
     });
     team.team_barrier();
     const Vec2f lo = sdf.lo(e), hi = sdf.hi(e);
@@ -49,8 +49,8 @@ struct BakeSdf {
       float d_in = 3.0e38f, d_out = 3.0e38f, u = 0.0f;
       int seg = -1;
       nearest_on_polyline(inner, m, boxes, q, d_in, seg, u);
-      nearest_on_polyline(outer, m, boxes + per_border, q, d_out, seg, u);
-      const bool inside = polyline_crossings(outer, m, boxes + per_border, q) % 2 == 1 &&
+      nearest_on_polyline(outer, m, boxes + 2 * per_border, q, d_out, seg, u);
+      const bool inside = polyline_crossings(outer, m, boxes + 2 * per_border, q) % 2 == 1 &&
                           polyline_crossings(inner, m, boxes, q) % 2 == 0;
       const float d = kmath::min(d_in, d_out);
       phi[t] = inside ? d : -d;
@@ -108,7 +108,7 @@ struct QuerySdf {
 
 template <class Space>
 void bake_sdf(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track, float padding,
-              const SignedDistanceField<Space>& sdf, const DView<ChunkBox, Space>& chunks,
+              const SignedDistanceField<Space>& sdf, const DView<Vec2f, Space>& chunks,
               const DView<std::int32_t, Space>& mask) {
   ctx.for_each("TrackGen::runtime::sdf::bounds", sdf.lo.extent(0),
                GridBounds<Space>{track, sdf.lo, sdf.hi, mask, padding});
@@ -126,7 +126,7 @@ void query_sdf(const LaunchContext<Space>& ctx, const SignedDistanceField<Space>
 
 #define TRACKGEN_INSTANTIATE_SDF(S)                                                                              \
   template void bake_sdf<S>(const LaunchContext<S>&, const Track<typename S::memory_space>&, float,             \
-                            const SignedDistanceField<S>&, const DView<ChunkBox, S>&, const DView<std::int32_t, S>&); \
+                            const SignedDistanceField<S>&, const DView<Vec2f, S>&, const DView<std::int32_t, S>&); \
   template void query_sdf<S>(const LaunchContext<S>&, const SignedDistanceField<S>&, const DView<Vec3f, S>&,    \
                              const DView<Quatf, S>&, const DView<Vec2f, S>&, const BoxContact<S>&, int);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_SDF)

@@ -1,4 +1,5 @@
 // Curvature and speed profile of a Track (see localizer.hpp).
+#include <trackgen/runtime/detail/common.hpp>
 #include <trackgen/runtime/localizer.hpp>
 
 #include <cmath>
@@ -79,7 +80,7 @@ struct SpeedProfile {
 template <class M, class V>
 void check_points(const std::string& api, const char* name, const Track<M>& track, const V& v) {
   const int n_max = detail::track_stride(api, track);
-  detail::check_extent(api, name, v, static_cast<std::size_t>(track.num_envs()) * n_max, "E*N_max");
+  check_extent(api, name, v, static_cast<std::size_t>(track.num_envs()) * n_max, "E*N_max");
 }
 
 }  // namespace

@@ -30,8 +30,7 @@
 
 #include <trackgen/core/track.hpp>
 #include <trackgen/exec/launch_context.hpp>
-#include <trackgen/runtime/detail/inputs.hpp>
-#include <trackgen/runtime/detail/polyline.hpp>
+#include <trackgen/runtime/inputs.hpp>
 #include <trackgen/runtime/geometry.hpp>
 #include <trackgen/runtime/grid.hpp>
 
@@ -128,7 +127,7 @@ class CollisionChecker {
 
  private:
   const BoxContact<Space>& launch_query(const LaunchContext<Space>& ctx,
-                                        const detail::BoxViews<Space>& in);
+                                        const BoxInputs<Space>& in);
 
   LaunchContext<Space> ctx_;
   track_type track_;
@@ -137,8 +136,8 @@ class CollisionChecker {
   GridOptions grid_;
   BoxContact<Space> contacts_;
   SignedDistanceField<Space> sdf_;
-  DView<detail::ChunkBox, Space> chunks_;  // bake scratch (sdf backend)
-  detail::Inputs<detail::BoxViews<Space>> inputs_;
+  DView<Vec2f, Space> chunks_;  // bake scratch (sdf backend): bounding boxes of the borders' chunks
+  BoundInputs<BoxInputs<Space>> inputs_;
 };
 
 }  // namespace trackgen

@@ -14,7 +14,7 @@
 #pragma once
 
 #include <trackgen/exec/launch_context.hpp>
-#include <trackgen/runtime/detail/inputs.hpp>
+#include <trackgen/runtime/inputs.hpp>
 
 #include <string>
 
@@ -74,7 +74,7 @@ class DiscChecker {
 
  private:
   const DiscContact<Space>& launch_query(const LaunchContext<Space>& ctx,
-                                         const detail::BoxViews<Space>& in);
+                                         const BoxInputs<Space>& in);
 
   LaunchContext<Space> ctx_;
   Vec3View discs_;
@@ -84,7 +84,7 @@ class DiscChecker {
   int num_envs_;
   int slots_;
   DiscContact<Space> contacts_;
-  detail::Inputs<detail::BoxViews<Space>> inputs_;
+  BoundInputs<BoxInputs<Space>> inputs_;
 };
 
 }  // namespace trackgen

@@ -10,7 +10,6 @@
 
 #include <trackgen/core/track.hpp>
 #include <trackgen/exec/launch_context.hpp>
-#include <trackgen/runtime/detail/polyline.hpp>
 #include <trackgen/runtime/grid.hpp>
 
 namespace trackgen {
@@ -51,7 +50,7 @@ class HeightFieldBaker {
   track_type track_;
   GridOptions grid_;
   HeightField<Space> field_;
-  DView<detail::ChunkBox, Space> chunks_;  // bake scratch
+  DView<Vec2f, Space> chunks_;  // bake scratch: bounding boxes of the centerline's chunks
 };
 
 }  // namespace trackgen

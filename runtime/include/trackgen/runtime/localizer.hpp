@@ -31,7 +31,7 @@
 
 #include <trackgen/core/track.hpp>
 #include <trackgen/exec/launch_context.hpp>
-#include <trackgen/runtime/detail/inputs.hpp>
+#include <trackgen/runtime/inputs.hpp>
 
 #include <optional>
 #include <string>
@@ -99,7 +99,7 @@ class TrackLocalizer {
   float relock_;    // +inf: none
   IntView last_;
   TrackFrame<Space> frame_;
-  detail::Inputs<detail::PositionViews<Space>> inputs_;
+  BoundInputs<PositionInput<Space>> inputs_;
 };
 
 /// Limits of the speed profile.

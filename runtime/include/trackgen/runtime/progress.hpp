@@ -21,7 +21,7 @@
 
 #include <trackgen/exec/launch_context.hpp>
 #include <trackgen/runtime/checkpoints.hpp>
-#include <trackgen/runtime/detail/inputs.hpp>
+#include <trackgen/runtime/inputs.hpp>
 
 namespace trackgen {
 
@@ -94,7 +94,7 @@ class ProgressTracker {
   Vec3View prev_;
   IntView next_, laps_, progress_;
   ProgressEvents<Space> events_;
-  detail::Inputs<detail::PositionViews<Space>> inputs_;
+  BoundInputs<PositionInput<Space>> inputs_;
 };
 
 }  // namespace trackgen

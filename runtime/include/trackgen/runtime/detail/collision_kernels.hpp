@@ -25,10 +25,11 @@ void query_segments(const LaunchContext<Space>& ctx, const Track<typename Space:
 
 /// Bakes the signed distance field of the envs with mask[e] != 0 (all without
 /// a mask): the grid boxes, then one team per env over its texels. `chunks`
-/// ([E * 2 * chunk_boxes(n_max)] boxes) is scratch.
+/// ([E * 4 * chunk_boxes(n_max)]: two borders' chunk boxes, two Vec2f each) is
+/// scratch.
 template <class Space>
 void bake_sdf(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track, float padding,
-              const SignedDistanceField<Space>& sdf, const DView<ChunkBox, Space>& chunks,
+              const SignedDistanceField<Space>& sdf, const DView<Vec2f, Space>& chunks,
               const DView<std::int32_t, Space>& mask);
 
 /// The sdf backend: one thread per box.

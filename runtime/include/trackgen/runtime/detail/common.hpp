@@ -1,12 +1,11 @@
 // Shared plumbing of the runtime utilities (internal): View allocation and
-// cloning, shape checks with the messages every utility uses, and the rebind
-// warning of bound inputs.
+// cloning, argument checks with the messages every utility uses, and the
+// samplers' capacity rule.
 #pragma once
 
 #include <trackgen/core/errors.hpp>
-#include <trackgen/core/logging.hpp>
 #include <trackgen/core/track.hpp>
-#include <trackgen/exec/launch_context.hpp>
+#include <trackgen/runtime/inputs.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -29,15 +28,6 @@ V clone_view(const V& v) {
   return c;
 }
 
-/// Throws ConfigError "<api>: <name> must be a View of extent <shape> = <n>,
-/// got <extent>" (an unallocated View has extent 0).
-template <class V>
-void check_extent(const std::string& api, const char* name, const V& v, std::size_t n, const char* shape) {
-  if (v.data() != nullptr && v.extent(0) == n) return;
-  throw ConfigError(api + ": " + name + " must be a View of extent " + shape + " = " + std::to_string(n) + ", got " +
-                    (v.data() == nullptr ? std::string("an unallocated View") : std::to_string(v.extent(0))));
-}
-
 /// check_extent for an optional [E] int32 mask (an unallocated mask selects every env).
 template <class V>
 void check_mask(const std::string& api, const V& mask, std::size_t num_envs) {
@@ -57,46 +47,6 @@ int track_stride(const std::string& api, const Track<M>& track) {
   }
   return track.n_max();
 }
-
-/// Bound inputs of a utility and the warning when they are replaced after a
-/// caller's capture recorded a method reading them (that graph keeps reading
-/// the old Views).
-class InputBinding {
- public:
-  bool bound() const { return bound_; }
-
-  /// Records a bind; `changed`: a bound pointer differs from the previous bind.
-  /// Logs one warning naming `api` when a caller's capture recorded a reader
-  /// since the previous bind.
-  void rebind(const std::string& api, bool changed) {
-    if (bound_ && changed && recorded_) {
-      logging::warn(api + ": inputs rebound after a caller's capture recorded a method reading them; that graph keeps "
-                          "reading the previous Views. Record it again.");
-    }
-    if (changed) recorded_ = false;
-    bound_ = true;
-  }
-
-  /// Called by every reader of the bound inputs: notes a recording context.
-  template <class Space>
-  void read(const LaunchContext<Space>& ctx) {
-    if (ctx.capturing()) recorded_ = true;
-  }
-
-  /// Throws ConfigError when the utility's inputs are bound but `api` was given
-  /// arrays (the two modes do not mix), or unbound and `api` was given none.
-  void check_mode(const std::string& api, bool per_call) const {
-    if (per_call && bound_) {
-      throw ConfigError(api + ": the inputs are bound (bound mode); call it without arrays, or use another instance "
-                              "for per-call arrays");
-    }
-    if (!per_call && !bound_) throw ConfigError(api + ": no inputs bound; bind them first or pass them to this call");
-  }
-
- private:
-  bool bound_ = false;
-  bool recorded_ = false;
-};
 
 }  // namespace trackgen::detail
 

@@ -25,8 +25,11 @@ struct ChunkBox {
 /// Chunks of a polyline of at most n points.
 KOKKOS_INLINE_FUNCTION constexpr int chunk_boxes(int n) { return (n + polyline_chunk - 1) / polyline_chunk; }
 
-/// Writes the chunk boxes of the closed polyline p[0..m) into boxes[0..chunk_boxes(m)).
-KOKKOS_INLINE_FUNCTION void build_chunk_boxes(const Vec3f* p, int m, ChunkBox* boxes) {
+/// Chunk boxes are stored as pairs of Vec2f (lo, hi): box c at [2c, 2c + 1].
+KOKKOS_INLINE_FUNCTION ChunkBox chunk_box(const Vec2f* boxes, int c) { return {boxes[2 * c], boxes[2 * c + 1]}; }
+
+/// Writes the chunk boxes of the closed polyline p[0..m) into boxes[0..2 chunk_boxes(m)).
+KOKKOS_INLINE_FUNCTION void build_chunk_boxes(const Vec3f* p, int m, Vec2f* boxes) {
   for (int c = 0; c < chunk_boxes(m); ++c) {
     const int first = c * polyline_chunk, last = kmath::min(first + polyline_chunk, m);
     ChunkBox b{geom::xy(p[first]), geom::xy(p[first])};
@@ -35,7 +38,8 @@ KOKKOS_INLINE_FUNCTION void build_chunk_boxes(const Vec3f* p, int m, ChunkBox* b
       b.lo = Vec2f{kmath::min(b.lo.x, q.x), kmath::min(b.lo.y, q.y)};
       b.hi = Vec2f{kmath::max(b.hi.x, q.x), kmath::max(b.hi.y, q.y)};
     }
-    boxes[c] = b;
+    boxes[2 * c] = b.lo;
+    boxes[2 * c + 1] = b.hi;
   }
 }
 
@@ -49,10 +53,10 @@ KOKKOS_INLINE_FUNCTION float box_distance(Vec2f q, const ChunkBox& b) {
 /// The plan-view nearest point to q on the closed polyline p[0..m) (chunk boxes
 /// `boxes`), improving on `best` (in/out distance): on improvement sets
 /// `segment` and the segment parameter `t`. First segment wins ties.
-KOKKOS_INLINE_FUNCTION void nearest_on_polyline(const Vec3f* p, int m, const ChunkBox* boxes, Vec2f q, float& best,
+KOKKOS_INLINE_FUNCTION void nearest_on_polyline(const Vec3f* p, int m, const Vec2f* boxes, Vec2f q, float& best,
                                                 int& segment, float& t) {
   for (int c = 0; c < chunk_boxes(m); ++c) {
-    if (box_distance(q, boxes[c]) >= best) continue;
+    if (box_distance(q, chunk_box(boxes, c)) >= best) continue;
     const int last = kmath::min((c + 1) * polyline_chunk, m);
     for (int i = c * polyline_chunk; i < last; ++i) {
       const Vec2f a = geom::xy(p[i]), b = geom::xy(p[i + 1 < m ? i + 1 : 0]);
@@ -71,10 +75,11 @@ KOKKOS_INLINE_FUNCTION void nearest_on_polyline(const Vec3f* p, int m, const Chu
 
 /// Ray crossings (geom::ray_crosses) of q's +x ray with the closed polyline,
 /// skipping chunks whose y range cannot straddle q.y.
-KOKKOS_INLINE_FUNCTION int polyline_crossings(const Vec3f* p, int m, const ChunkBox* boxes, Vec2f q) {
+KOKKOS_INLINE_FUNCTION int polyline_crossings(const Vec3f* p, int m, const Vec2f* boxes, Vec2f q) {
   int n = 0;
   for (int c = 0; c < chunk_boxes(m); ++c) {
-    if (boxes[c].lo.y > q.y || boxes[c].hi.y <= q.y) continue;
+    const ChunkBox b = chunk_box(boxes, c);
+    if (b.lo.y > q.y || b.hi.y <= q.y) continue;
     const int last = kmath::min((c + 1) * polyline_chunk, m);
     for (int i = c * polyline_chunk; i < last; ++i) {
       n += geom::ray_crosses(q, geom::xy(p[i]), geom::xy(p[i + 1 < m ? i + 1 : 0])) ? 1 : 0;
