@@ -9,9 +9,9 @@
 namespace trackgen {
 namespace {
 
-/// One thread per checkpoint slot: slot k of env e, placed at arc length
-/// k * step on the centerline (NaN past the env's count); slot 0 also writes
-/// the env's count, step and truncation flag.
+/// One team per env (a masked-out env costs one check), one thread per
+/// checkpoint slot: slot k placed at arc length k * step on the centerline (NaN
+/// past the env's count); the env's count, step and truncation flag first.
 template <class Space>
 struct PlaceCheckpoints {
   Track<typename Space::memory_space> track;
@@ -22,17 +22,22 @@ struct PlaceCheckpoints {
   int n_max = 0;
   int stride = 0;
 
-  KOKKOS_FUNCTION void operator()(const std::size_t slot) const {
-    const int e = static_cast<int>(slot / stride), k = static_cast<int>(slot % stride);
+  KOKKOS_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Space>::member_type& team) const {
+    const int e = team.league_rank();
     if (mask.data() != nullptr && mask(e) == 0) return;
     const int m = kmath::clamp(track.count(e), 0, n_max);
     detail::EvenSpacing sp;
     if (m >= 3) sp = detail::even_spacing(track.length(e), spacing, stride);
-    if (k == 0) {
+    Kokkos::single(Kokkos::PerTeam(team), [&] {
       set.count(e) = sp.n;
       step(e) = sp.step;
       truncated(e) = sp.truncated;
-    }
+    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, stride), [&](const int k) { place(e, k, m, sp); });
+  }
+
+  KOKKOS_FUNCTION void place(int e, int k, int m, const detail::EvenSpacing& sp) const {
+    const std::size_t slot = static_cast<std::size_t>(e) * stride + k;
     if (k >= sp.n) {
       set.position(slot) = set.left(slot) = set.right(slot) = set.tangent(slot) = nan3();
       set.up_half(slot) = nanf();
@@ -150,7 +155,7 @@ template <class Space>
 const CheckpointSet<Space>& CheckpointSampler<Space>::sample(const LaunchContext<Space>& ctx, const IntView& mask) {
   detail::check_mask("trackgen::CheckpointSampler::sample", mask, set_.count.extent(0));
   PlaceCheckpoints<Space> k{track_, set_, truncated_, mask, step_, spacing_, track_.n_max(), set_.stride()};
-  ctx.for_each("TrackGen::runtime::checkpoints::place", set_.position.extent(0), k);
+  ctx.for_each_team("TrackGen::runtime::checkpoints::place", set_.num_envs(), 0, k);
   return set_;
 }
 

@@ -278,9 +278,18 @@ template <class Space>
 const typename Course<Space>::track_type& Course<Space>::regenerate(const LaunchContext<Space>& ctx,
                                                                    const IntView& mask, bool advance) {
   check_extent(course_api + "::regenerate", "mask", mask, static_cast<std::size_t>(num_envs()), "E");
-  const auto program = make_regenerate_program(mask, advance);
   const GraphKey key{reinterpret_cast<std::uintptr_t>(mask.data()), advance ? 1u : 0u};
-  generation_runner_.run(program, ctx, {policy_, key, false});
+  // The program of a key is built once (the runner's graph of that key reads
+  // the same mask View); past max_keyed_graphs keys a call builds its own.
+  auto it = regenerate_programs_.find(key);
+  if (it == regenerate_programs_.end() && regenerate_programs_.size() < GraphRunner<Space>::max_keyed_graphs) {
+    it = regenerate_programs_.emplace(key, make_regenerate_program(mask, advance)).first;
+  }
+  if (it != regenerate_programs_.end()) {
+    generation_runner_.run(it->second, ctx, {policy_, key, false});
+  } else {
+    generation_runner_.run(make_regenerate_program(mask, advance), ctx, {policy_, key, false});
+  }
   return generator_.track();
 }
 

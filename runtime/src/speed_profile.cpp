@@ -7,7 +7,8 @@
 namespace trackgen {
 namespace {
 
-/// One thread per point slot: the windowed mean of the raw turn curvature.
+/// One team per env (a masked-out env costs one check), one thread per point
+/// slot: the windowed mean of the raw turn curvature.
 template <class Space>
 struct Curvature {
   Track<typename Space::memory_space> track;
@@ -22,21 +23,23 @@ struct Curvature {
     return turn / kmath::max(0.5f * (length(v1) + length(v2)), 1e-9f);
   }
 
-  KOKKOS_FUNCTION void operator()(const std::size_t slot) const {
-    const int n_max = track.n_max();
-    const int e = static_cast<int>(slot / n_max), i = static_cast<int>(slot % n_max);
+  KOKKOS_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Space>::member_type& team) const {
+    const int e = team.league_rank(), n_max = track.n_max();
     if (mask.data() != nullptr && mask(e) == 0) return;
     const int m = kmath::clamp(track.count(e), 0, n_max);
-    if (m < 3 || i >= m) {
-      out(slot) = nanf();
-      return;
-    }
-    const Vec3f* const c = track.center.data() + static_cast<std::size_t>(e) * n_max;
+    const std::size_t base = static_cast<std::size_t>(e) * n_max;
+    const Vec3f* const c = track.center.data() + base;
     const int span = kmath::min(2 * window + 1, m);
-    const int first = span == 2 * window + 1 ? i - window : i - (m - 1) / 2;
-    float sum = 0.0f;
-    for (int k = 0; k < span; ++k) sum += raw(c, m, ((first + k) % m + m) % m);
-    out(slot) = sum / static_cast<float>(span);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_max), [&](const int i) {
+      if (m < 3 || i >= m) {
+        out(base + i) = nanf();
+        return;
+      }
+      const int first = span == 2 * window + 1 ? i - window : i - (m - 1) / 2;
+      float sum = 0.0f;
+      for (int k = 0; k < span; ++k) sum += raw(c, m, ((first + k) % m + m) % m);
+      out(base + i) = sum / static_cast<float>(span);
+    });
   }
 };
 
@@ -100,7 +103,7 @@ void compute_curvature(const LaunchContext<Space>& ctx, const Track<typename Spa
   check_points(api, "out", track, out);
   detail::require(window >= 0, api, "window", ">= 0", std::to_string(window));
   detail::check_mask(api, mask, static_cast<std::size_t>(track.num_envs()));
-  ctx.for_each("TrackGen::runtime::curvature", out.extent(0), Curvature<Space>{track, out, mask, window});
+  ctx.for_each_team("TrackGen::runtime::curvature", track.num_envs(), 0, Curvature<Space>{track, out, mask, window});
 }
 
 template <class Space>

@@ -41,6 +41,7 @@
 #include <trackgen/runtime/localizer.hpp>
 #include <trackgen/runtime/progress.hpp>
 
+#include <map>
 #include <optional>
 
 namespace trackgen {
@@ -195,6 +196,7 @@ class Course {
   bool bound_ = false;
   bool step_recorded_ = false;  // a caller's capture recorded step(ctx) since the last bind
   Program<Space> refresh_program_;
+  std::map<GraphKey, Program<Space>> regenerate_programs_;  // per (mask View, advance)
   Program<Space> step_program_;
   GraphRunner<Space> generation_runner_;
   GraphRunner<Space> step_runner_;
