@@ -310,12 +310,12 @@ TEST_CASE("TrackGenerator: two producers on two threads", "[exec][pipeline]") {
 TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration in lane rounds equals a fresh generation",
                    "[exec][pipeline]", TRACKGEN_TEST_HOST_SPACES) {
   using Space = TestType;
-  const auto cfg = small_config("bezier", 20);
+  const auto cfg = small_config("bezier", 72);
   TrackGenerator<Space> tg(cfg, SeedState<Space>(cfg.num_envs, 7));
   REQUIRE(tg.masked_lane_envs() < cfg.num_envs);  // the lane path, in several rounds below
   const auto before = tt::HostTrack::from(tg.generate());
 
-  // Round counts 1 (3 envs) and 3 (18 envs), under both policies.
+  // 2 rounds (10 envs) and the whole-batch fallback (70 envs > 8 rounds of 8), under both policies.
   for (const Policy policy : {Policy::automatic, Policy::eager}) {
     INFO("policy " << (policy == Policy::eager ? "eager" : "automatic"));
     tg.set_policy(policy);
@@ -360,13 +360,27 @@ TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration recorded into a caller's
   std::vector<std::int32_t> mask_h(cfg.num_envs, 0);
   mask_h[5] = mask_h[11] = mask_h[19] = 1;
   const auto mask = tt::to_device<Space>(mask_h, "mask");
-  HostGraph caller;
-  tg.generate(LaunchContext<Space>::capture(caller), mask, /*advance=*/true);
-  CHECK(caller.launch_nodes() > 5);
+  // Recorded with conditional nodes (inside exec::conditional), and with every
+  // round and the whole-batch fallback recorded unconditionally: the same bits.
+  TrackGenerator<Space> unconditional(cfg, SeedState<Space>(cfg.num_envs, 3));
+  HostGraph caller, every_round;
+  {
+    const exec::conditional allow;
+    tg.generate(LaunchContext<Space>::capture(caller), mask, /*advance=*/true);
+  }
+  CHECK(caller.conditional_nodes() >= 2);
+  {
+    const exec::unconditional none;
+    unconditional.generate(LaunchContext<Space>::capture(every_round), mask, /*advance=*/true);
+  }
+  CHECK(every_round.conditional_nodes() == 0);
   for (int i = 0; i < 2; ++i) {
     caller.replay();
+    every_round.replay();
     ref_gen.generate(mask, true);
   }
-  CHECK(tt::HostTrack::from(tg.track()).bitwise_equal(tt::HostTrack::from(ref_gen.track())));
+  const auto ref = tt::HostTrack::from(ref_gen.track());
+  CHECK(tt::HostTrack::from(tg.track()).bitwise_equal(ref));
+  CHECK(tt::HostTrack::from(unconditional.track()).bitwise_equal(ref));
   CHECK(tt::bitwise_equal(tt::to_vector(tg.seeds().epoch()), tt::to_vector(ref_gen.seeds().epoch())));
 }

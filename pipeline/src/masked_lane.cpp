@@ -3,16 +3,20 @@
 
 #include "pipeline_detail.hpp"
 
+#include <algorithm>
+
 namespace trackgen::detail {
 namespace {
 
 /// One team lists the masked envs in env order (an integer scan: the same on
-/// every team size) and raises the flags of the rounds the lane needs.
+/// every team size) and raises the flags of the rounds the lane needs, or of
+/// the whole-batch fallback (the last flag) when the rounds cannot hold them.
 template <class Space>
 struct CompactMask {
   DView<std::int32_t, Space> mask, ids, count, flags;
   int num_envs = 0;
   int lanes = 0;
+  int rounds = 0;
 
   KOKKOS_FUNCTION void operator()(const TeamMember<Space>& team) const {
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, num_envs), [&](const int e, int& rank, const bool final) {
@@ -24,8 +28,11 @@ struct CompactMask {
       rank += selected;
     });
     team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, static_cast<int>(flags.extent(0))),
-                         [&](const int r) { flags(r) = count(0) > r * lanes ? 1 : 0; });
+    const int n = count(0);
+    const bool fits = n <= rounds * lanes;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rounds + 1), [&](const int r) {
+      flags(r) = r < rounds ? (fits && n > r * lanes ? 1 : 0) : (fits ? 0 : 1);
+    });
   }
 };
 
@@ -89,10 +96,10 @@ MaskedLane<Space>::MaskedLane(const Space& space, const TrackGenConfig& config, 
     : config_(lane_config(config, lanes)),
       num_envs_(config.num_envs),
       lanes_(lanes),
+      rounds_(std::min((config.num_envs + lanes - 1) / lanes, masked_lane_rounds)),
       ids_(Kokkos::view_alloc(space, label("pipeline", "lane_ids")), static_cast<std::size_t>(config.num_envs)),
       count_(Kokkos::view_alloc(space, label("pipeline", "lane_count")), 1),
-      flags_(Kokkos::view_alloc(space, label("pipeline", "lane_round_flags")),
-             static_cast<std::size_t>((config.num_envs + lanes - 1) / lanes)),
+      flags_(Kokkos::view_alloc(space, label("pipeline", "lane_round_flags")), static_cast<std::size_t>(rounds_) + 1),
       seeds_(Kokkos::view_alloc(space, label("pipeline", "lane_seeds")), static_cast<std::size_t>(lanes)),
       generator_(spec.make(config_, space)),
       buffers_(config_, space),
@@ -105,14 +112,15 @@ MaskedLane<Space>::MaskedLane(const Space& space, const TrackGenConfig& config, 
 
 template <class Space>
 void MaskedLane<Space>::compact(const LaunchContext<Space>& ctx, const IntView& mask) const {
-  CompactMask<Space> k{mask, ids_, count_, flags_, num_envs_, lanes_};
+  CompactMask<Space> k{mask, ids_, count_, flags_, num_envs_, lanes_, rounds_};
   ctx.for_each_team("TrackGen::pipeline::lane::compact", 1, 0, k);
 }
 
 template <class Space>
 void MaskedLane<Space>::regenerate(const LaunchContext<Space>& ctx, const IntView& seed_buf, track_type& track,
-                                   const DView<Vec2f, Space>& cs_center) {
-  for (int r = 0; r < rounds(); ++r) {
+                                   const DView<Vec2f, Space>& cs_center,
+                                   const std::function<void(const LaunchContext<Space>&)>& whole_batch) {
+  for (int r = 0; r < rounds_; ++r) {
     const int first = r * lanes_;
     ctx.skip_unless(round_flags_[static_cast<std::size_t>(r)], [&](const LaunchContext<Space>& c) {
       c.for_each("TrackGen::pipeline::lane::gather", static_cast<std::size_t>(lanes_),
@@ -123,6 +131,7 @@ void MaskedLane<Space>::regenerate(const LaunchContext<Space>& ctx, const IntVie
       c.for_each("TrackGen::pipeline::lane::scatter", static_cast<std::size_t>(lanes_) * config_.N_max, s);
     });
   }
+  ctx.skip_unless(round_flags_[static_cast<std::size_t>(rounds_)], whole_batch);
 }
 
 template <class Space>

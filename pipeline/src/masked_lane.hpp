@@ -7,20 +7,25 @@
 // lane makes the cost proportional to the masked envs instead:
 //
 //  1. compact: one team scans the mask in env order and lists the masked envs
-//     (ids[0..count)), then raises round_flag[r] for every round r with
-//     count > r * B (B = the lane's batch);
-//  2. round r (skipped on the device unless round_flag[r]): gather the effective
+//     (ids[0..count)), then raises the flag of every round r with count > r * B
+//     (B = the lane's batch, R rounds at most: R * B envs), or, when more than
+//     R * B envs are masked, the flag of the whole-batch fallback instead;
+//  2. round r (skipped on the device unless flagged): gather the effective
 //     seeds of envs ids[r*B .. r*B + B) into the lane's seed buffer (slots past
 //     count repeat the round's first env, so the lane always runs real seeds),
 //     run the generator and the pipeline on the lane's own buffers (a B-env
 //     batch), and scatter the lane's rows back into the Track (and cs_center)
-//     of the envs the round covers.
+//     of the envs the round covers;
+//  3. the fallback (skipped unless flagged): the whole batch, as a generation
+//     without the lane (the masked envs' effective seeds are already updated).
+// At most R + 1 device-side skips per generation, whatever the batch size.
 //
 // Bitwise: an env's output is a function of its effective seed alone (every
 // random stream is keyed by the seed, every kernel works on one env's slice), so
 // the row the lane computes equals the row a full-batch generation would write.
-// Slots past `count` compute throw-away rows and are never scattered, so a round
-// run unconditionally (an unconditional lowering) changes nothing either.
+// Slots past `count` compute throw-away rows and are never scattered, and the
+// fallback rewrites unmasked envs identically, so any of them run
+// unconditionally (an unconditional lowering) changes no result either.
 #pragma once
 
 #include <trackgen/core/config.hpp>
@@ -29,6 +34,7 @@
 #include <trackgen/generators/generator.hpp>
 #include <trackgen/pipeline/stages.hpp>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -45,6 +51,9 @@ int masked_lane_envs(int num_envs) {
   return b < num_envs ? b : num_envs;
 }
 
+/// Rounds of a lane at most: more masked envs than that take the whole-batch fallback.
+inline constexpr int masked_lane_rounds = 8;
+
 template <class Space>
 class MaskedLane {
  public:
@@ -52,20 +61,23 @@ class MaskedLane {
   using track_type = Track<typename Space::memory_space>;
 
   /// The lane of a producer of `config` (num_envs E) whose generator is `spec`;
-  /// `lanes` < E envs per round. Allocates on `space`.
+  /// `lanes` < E envs per round, min(ceil(E / lanes), masked_lane_rounds)
+  /// rounds. Allocates on `space`.
   MaskedLane(const Space& space, const TrackGenConfig& config, const GeneratorSpec<Space>& spec, int lanes);
 
   /// Lists the envs with mask[e] != 0 and raises the flags of the rounds needed.
   void compact(const LaunchContext<Space>& ctx, const IntView& mask) const;
 
   /// Regenerates the listed envs: one round per lane batch, each skipped on the
-  /// device unless needed. `seed_buf` holds the batch's effective seeds, `track`
-  /// and `cs_center` are the producer's outputs.
+  /// device unless needed, or `whole_batch(ctx)` (the producer's body) when too
+  /// many are listed. `seed_buf` holds the batch's effective seeds, `track` and
+  /// `cs_center` are the producer's outputs.
   void regenerate(const LaunchContext<Space>& ctx, const IntView& seed_buf, track_type& track,
-                  const DView<Vec2f, Space>& cs_center);
+                  const DView<Vec2f, Space>& cs_center,
+                  const std::function<void(const LaunchContext<Space>&)>& whole_batch);
 
   int lanes() const { return lanes_; }
-  int rounds() const { return static_cast<int>(round_flags_.size()); }
+  int rounds() const { return rounds_; }
   /// Bytes of device memory held by the lane.
   std::size_t device_bytes() const;
 
@@ -73,10 +85,11 @@ class MaskedLane {
   TrackGenConfig config_;  // the producer's config with num_envs = lanes
   int num_envs_;
   int lanes_;
+  int rounds_;                        // R
   IntView ids_;                       // [E] masked env ids, in env order
   IntView count_;                     // [1] number of masked envs
-  IntView flags_;                     // [R] round r is needed
-  std::vector<IntView> round_flags_;  // [1] views of flags_, one per round (skip_unless flags)
+  IntView flags_;                     // [R + 1] round r is needed; [R]: the whole-batch fallback is
+  std::vector<IntView> round_flags_;  // [1] views of flags_ (skip_unless flags)
   IntView seeds_;                     // [B] lane effective seeds
   std::unique_ptr<Generator<Space>> generator_;
   PipelineBuffers<Space> buffers_;

@@ -137,7 +137,8 @@ Program<Space> TrackGenerator<Space>::make_masked_program(const IntView& mask, b
   body.writes = {buffer("seed_buf", seed_buf_), buffer("center", track_.center), buffer("valid", track_.valid)};
   body.enqueue = [this, mask](const LaunchContext<Space>& ctx) {
     if (lane_) {
-      lane_->regenerate(ctx, seed_buf_, track_, buffers_.cs_center);
+      lane_->regenerate(ctx, seed_buf_, track_, buffers_.cs_center,
+                        [this](const LaunchContext<Space>& c) { enqueue_body(c); });
       return;
     }
     // Unmasked envs keep the effective seed their output was built from, so the
