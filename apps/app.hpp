@@ -27,23 +27,26 @@ void add_batch_options(CLI::App& cmd, BatchOptions& o, int default_envs);
 /// The config described by `o` (file, then overrides), validated.
 TrackGenConfig make_config(const BatchOptions& o, int default_envs);
 
-/// Names of the execution spaces this build can run on ("serial", "openmp", ...).
+/// Names of the execution spaces this build can run on ("serial", "openmp", ...):
+/// backend_name() of every space of the library's list (trackgen/core/spaces.hpp).
 std::vector<std::string> backend_names();
 
 /// Calls f.template operator()<Space>() for the space named `backend` (empty:
 /// the default execution space). Throws ConfigError for an unknown name.
 template <class F>
-decltype(auto) with_backend(const std::string& backend, F&& f) {
-#if defined(KOKKOS_ENABLE_SERIAL)
-  if (backend == "serial") return f.template operator()<Kokkos::Serial>();
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-  if (backend == "openmp") return f.template operator()<Kokkos::OpenMP>();
-#endif
-#if defined(KOKKOS_ENABLE_CUDA)
-  if (backend == "cuda") return f.template operator()<Kokkos::Cuda>();
-#endif
-  if (backend.empty()) return f.template operator()<Kokkos::DefaultExecutionSpace>();
+void with_backend(const std::string& backend, F&& f) {
+  if (backend.empty()) {
+    f.template operator()<Kokkos::DefaultExecutionSpace>();
+    return;
+  }
+  bool found = false;
+  for_each_space([&]<class Space>() {
+    if (!found && backend == backend_name<Space>()) {
+      found = true;
+      f.template operator()<Space>();
+    }
+  });
+  if (found) return;
   std::string names;
   for (const auto& n : backend_names()) names += (names.empty() ? "" : ", ") + n;
   throw ConfigError("trackgen: --backend '" + backend + "' is not enabled in this build; available: " + names);
@@ -78,7 +81,8 @@ struct Command {
 /// `trackgen generate`.
 Command add_generate_command(CLI::App& app);
 
-/// `trackgen metrics`: the quality table (reference 5.2) of one or all generators.
+/// `trackgen metrics`: the quality table (docs/algorithms.md#batch-statistics) of
+/// one or all generators.
 Command add_metrics_command(CLI::App& app);
 
 /// `trackgen drive`: cars racing a Course for --steps steps (examples/sim_loop.hpp);

@@ -2,13 +2,9 @@
 // one-screen summary.
 #include "app.hpp"
 
-#include <trackgen/core/geometry.hpp>
-
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <iostream>
 
 namespace trackgen::app {
 namespace {
@@ -25,7 +21,8 @@ constexpr int default_envs = 64;
 template <class Space>
 void run_generate(const GenerateOptions& o) {
   const TrackGenConfig config = make_config(o.batch, default_envs);
-  TrackGenerator<Space> gen(config, SeedState<Space>(config.num_envs, o.batch.seed));
+  const Space space;
+  TrackGenerator<Space> gen(space, config, SeedState<Space>(space, config.num_envs, o.batch.seed));
   gen.set_policy(o.policy == "eager" ? Policy::eager : Policy::automatic);
   std::vector<double> ms;
   for (int r = 0; r < std::max(o.repeat, 1); ++r) {
@@ -40,36 +37,20 @@ void run_generate(const GenerateOptions& o) {
   write_file(o.out + "/tracks.json", batch_json(b).dump() + "\n");
   write_file(o.out + "/tracks.svg", batch_svg(b));
 
-  // Summary: yield, mean length and median compactness (4 pi A / P^2) of valid tracks.
-  const auto& t = b.track;
-  int valid = 0, truncated = 0;
-  double len = 0.0;
-  std::vector<double> compact;
-  for (int e = 0; e < t.num_envs(); ++e) {
-    truncated += t.truncated(e);
-    if (!t.valid(e)) continue;
-    ++valid;
-    len += t.length(e);
-    const int n = t.count(e), base = e * t.n_max();
-    double a2 = 0.0;
-    for (int i = 0; i < n; ++i) {
-      const Vec3f p = t.center(base + i), q = t.center(base + (i + 1) % n);
-      a2 += double(p.x) * q.y - double(p.y) * q.x;
-    }
-    compact.push_back(4.0 * geom::pi_d * std::fabs(a2) / 2.0 / (double(t.length(e)) * t.length(e)));
-  }
-  std::sort(compact.begin(), compact.end());
-  const double first_ms = ms.front();
-  std::sort(ms.begin(), ms.end());
-  const int E = t.num_envs();
+  // Summary, from the metrics layer: the batch's counts, and the mean length and
+  // median compactness of its measured valid tracks.
+  const TrackCounts counts = track_counts(gen.track());
+  const BatchStats stats = batch_stats(gen);
+  const int E = counts.num_envs;
   std::printf("trackgen generate: %s, E=%d, seed=%d\n", config.generator.c_str(), E, o.batch.seed);
   std::printf("  backend        %s (concurrency %d), Kokkos %d, policy %s\n", b.backend.c_str(),
               compat::concurrency(gen.space()), KOKKOS_VERSION, o.policy.c_str());
-  std::printf("  yield          %.4f (%d / %d valid, %d truncated)\n", double(valid) / E, valid, E, truncated);
-  std::printf("  mean length    %.3f\n", valid ? len / valid : 0.0);
-  std::printf("  compactness    %.3f (median of valid)\n", compact.empty() ? 0.0 : compact[compact.size() / 2]);
-  std::printf("  time/batch     %.2f ms (median of %zu; first call %.2f ms)\n", ms[ms.size() / 2], ms.size(),
-              first_ms);
+  std::printf("  yield          %.4f (%d / %d valid, %d truncated)\n", counts.yield(), counts.num_valid, E,
+              counts.num_truncated);
+  std::printf("  mean length    %.3f\n", stats.mean_length);
+  std::printf("  compactness    %.3f (median of valid)\n", stats.compactness_p50);
+  std::printf("  time/batch     %.2f ms (median of %zu; first call %.2f ms)\n", percentile(ms, 50.0), ms.size(),
+              ms.front());
   std::printf("  wrote          %s/tracks.json, %s/tracks.svg\n", o.out.c_str(), o.out.c_str());
 }
 

@@ -1,8 +1,7 @@
-// `trackgen metrics`: the quality table of reference section 5.2
-// (benchmarks/compare_generators.py) for one or all registered generators: one
-// batch per generator, its per-env metrics on the device, the batch statistics on
-// the host, and the time per generate() call (2 warm-up calls, then the mean of 5
-// fenced calls).
+// `trackgen metrics`: the quality table (docs/algorithms.md#batch-statistics)
+// for one or all registered generators: one batch per generator, its per-env
+// metrics on the device, the batch statistics on the host, and the time per
+// generate() call (2 warm-up calls, then the mean of 5 fenced calls).
 #include "app.hpp"
 
 #include <trackgen/metrics/metrics.hpp>
@@ -29,11 +28,10 @@ constexpr int default_envs = 512;
 /// One generator's statistics (its batch generated once, then timed).
 template <class Space>
 BatchStats measure(const TrackGenConfig& config, const MetricsOptions& o) {
-  TrackGenerator<Space> gen(config, SeedState<Space>(config.num_envs, o.batch.seed));
+  const Space space;
+  TrackGenerator<Space> gen(space, config, SeedState<Space>(space, config.num_envs, o.batch.seed));
   gen.generate();
-  BatchMetrics<Space> bm(config.num_envs, gen.track().n_max(), MetricsParams{}, gen.space());
-  BatchStats s = bm.compute(gen.track(), gen.buffers().cs_center);
-  s.generator = config.generator;
+  BatchStats s = batch_stats(gen);
   for (int i = 0; i < o.warm; ++i) gen.generate();
   gen.space().fence();
   double total_ms = 0.0;
@@ -47,7 +45,7 @@ BatchStats measure(const TrackGenConfig& config, const MetricsOptions& o) {
   return s;
 }
 
-/// The reference's column order, with p10 and p90 beside p50.
+/// The quality table's column order, with p10 and p90 beside p50.
 struct Column {
   const char* title;
   int width;
@@ -142,7 +140,7 @@ void run_metrics(const MetricsOptions& o) {
 Command add_metrics_command(CLI::App& app) {
   auto o = std::make_shared<MetricsOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "metrics", "quality table of one or all generators (reference 5.2): yield, compactness, chicanes, ...");
+      "metrics", "quality table of one or all generators: yield, compactness, chicanes, ...");
   add_batch_options(*cmd, o->batch, default_envs);
   cmd->get_option("--generator")
       ->description(

@@ -1,3 +1,5 @@
+// The pieces the subcommands share: batch options, the config they describe,
+// the backend names, and the tracks.json / tracks.svg writers.
 #include "app.hpp"
 
 #include <algorithm>
@@ -28,15 +30,7 @@ TrackGenConfig make_config(const BatchOptions& o, int default_envs) {
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
-#if defined(KOKKOS_ENABLE_SERIAL)
-  names.push_back("serial");
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-  names.push_back("openmp");
-#endif
-#if defined(KOKKOS_ENABLE_CUDA)
-  names.push_back("cuda");
-#endif
+  for_each_space([&]<class Space>() { names.push_back(backend_name<Space>()); });
   return names;
 }
 

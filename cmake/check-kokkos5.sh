@@ -16,7 +16,7 @@ hdrs="$cache_root/libkokkos-dev-unstable"
 fetch_libkokkos_dev "$hdrs"
 echo "[kokkos5] libkokkos-dev $(cat "$hdrs/VERSION")" >&2
 
-incs=(-isystem "$hdrs/usr/include/kokkos" -I"$build/generated")
+incs=(-isystem "$hdrs/usr/include/kokkos" -I"$build/generated" -I"$here/include")
 for layer in core exec generators pipeline metrics runtime; do incs+=(-I"$here/$layer/include"); done
 fail=0 n=0
 for f in "$here"/{core,exec,generators,pipeline,metrics,runtime}/src/*.cpp; do

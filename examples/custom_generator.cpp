@@ -6,10 +6,10 @@
 // seeds (and reproducible on every backend and thread count).
 //
 // The plugin contract (trackgen/generators/generator.hpp):
-//  * A GeneratorSpec{name, make, capturable, capture} is registered once per
-//    execution space with trackgen::register_generator<Space>(); a config then
-//    selects it by name (TrackGenConfig::generator).
-//  * spec.make(config, space) builds a Generator<Space> for a validated config.
+//  * A GeneratorSpec{name, make, capture} is registered once per execution
+//    space with trackgen::register_generator<Space>(); a config then selects it
+//    by name (TrackGenConfig::generator).
+//  * spec.make(space, config) builds a Generator<Space> for a validated config.
 //    All scratch is allocated there, on `space`: generate() allocates nothing.
 //  * Generator::generate(ctx, seeds, out_centerline, out_valid) receives
 //      seeds          [E]   int32: the per-env effective seeds (seed + epoch);
@@ -23,11 +23,11 @@
 //                     (its track is then marked invalid downstream).
 //    Every launch goes through `ctx` (ctx.for_each, ctx.fill, ...), never the
 //    default instance, so that the pipeline can record it into a graph.
-//  * capturable = true, capture = STATIC: a fixed launch sequence with no host
-//    reads of device data and no host branching on it, so the producer records
-//    the stage once and replays it (a CUDA graph on CUDA, a host graph on host
-//    spaces). A generator that needs host control flow sets capturable = false
-//    and capture = CaptureClass::HOST and runs eagerly every call.
+//  * capture = STATIC: a fixed launch sequence with no host reads of device
+//    data and no host branching on it, so the producer records the stage once
+//    and replays it (a CUDA graph on CUDA, a host graph on host spaces). A
+//    generator that needs host control flow sets capture = CaptureClass::HOST
+//    and runs eagerly every call. docs/design.md#adding-a-generator says more.
 #include <trackgen/core/geometry.hpp>  // geom::pi_f
 #include <trackgen/core/rng.hpp>       // stream, randf: the per-env RNG
 #include <trackgen/trackgen.hpp>
@@ -110,7 +110,7 @@ void sample_outline(const trackgen::LaunchContext<Space>& ctx, const ShapeView& 
 /// The generator: holds its config values and scratch, both fixed at construction.
 class RoundedRectGenerator final : public trackgen::Generator<Space> {
  public:
-  RoundedRectGenerator(const trackgen::TrackGenConfig& config, const Space& space)
+  RoundedRectGenerator(const Space& space, const trackgen::TrackGenConfig& config)
       : n_(config.num_points),
         scale_(config.scale),
         // Scratch: one shape per env, allocated once on the producer's instance.
@@ -124,7 +124,7 @@ class RoundedRectGenerator final : public trackgen::Generator<Space> {
     ctx.fill(out_valid, std::int32_t(1));  // every rounded rectangle is a usable loop
   }
 
-  std::size_t device_bytes() const override { return shapes_.span() * sizeof(RoundedRect); }
+  std::size_t device_bytes() const override { return trackgen::view_bytes(shapes_); }
 
  private:
   int n_;
@@ -141,11 +141,10 @@ int main(int argc, char* argv[]) {
   // name (registering a name twice throws trackgen::ConfigError).
   trackgen::GeneratorSpec<Space> spec;
   spec.name = "rounded_rect";
-  spec.make = [](const trackgen::TrackGenConfig& config,
-                 const Space& space) -> std::unique_ptr<trackgen::Generator<Space>> {
-    return std::make_unique<RoundedRectGenerator>(config, space);
+  spec.make = [](const Space& space,
+                 const trackgen::TrackGenConfig& config) -> std::unique_ptr<trackgen::Generator<Space>> {
+    return std::make_unique<RoundedRectGenerator>(space, config);
   };
-  spec.capturable = true;
   spec.capture = trackgen::CaptureClass::STATIC;
   trackgen::register_generator(spec);
 

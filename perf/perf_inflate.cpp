@@ -1,4 +1,4 @@
-// Inflation and validity on their own (reference 3.5-3.6: re-uniformize, frames,
+// Inflation and validity on their own (docs/algorithms.md#inflation: re-uniformize, frames,
 // arc length, winding, offsets, validity, flat lift), fed by the relaxed output
 // of the stage generator (produced once, untimed); tracks per second and the
 // batch yield.

@@ -36,15 +36,10 @@ void parse_own_flags(int& argc, char** argv) {
   if (g_envs < 1) throw std::invalid_argument("perf: --envs / TRACKGEN_PERF_ENVS must be a positive integer");
 }
 
-std::string kokkos_version() {
-  return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string((KOKKOS_VERSION / 100) % 100) + "." +
-         std::to_string(KOKKOS_VERSION % 100);
-}
-
 void add_context() {
   benchmark::AddCustomContext("trackgen_version", version());
   benchmark::AddCustomContext("git_revision", git_revision());
-  benchmark::AddCustomContext("kokkos_version", kokkos_version());
+  benchmark::AddCustomContext("kokkos_version", compat::kokkos_version_string());
   benchmark::AddCustomContext("execution_space", Space::name());
   benchmark::AddCustomContext("concurrency", std::to_string(compat::concurrency(Space())));
   for (const char* v : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES"}) {
@@ -76,10 +71,10 @@ StageFixture::StageFixture(const std::string& generator)
     : config_(perf_config(generator)),
       ctx_(Space()),
       seed_buf_(Kokkos::view_alloc(ctx_.space(), label("perf", "seeds")), config_.num_envs),
-      generator_(get_generator<Space>(generator).make(config_, ctx_.space())),
-      buffers_(config_, ctx_.space()),
-      track_(config_.num_envs, config_.N_max) {
-  SeedState<Space>(config_.num_envs, 0, SeedExpansion::arange, ctx_.space()).effective(ctx_, seed_buf_);
+      generator_(get_generator<Space>(generator).make(ctx_.space(), config_)),
+      buffers_(ctx_.space(), config_),
+      track_(ctx_.space(), config_.num_envs, config_.N_max) {
+  SeedState<Space>(ctx_.space(), config_.num_envs, 0, SeedExpansion::arange).effective(ctx_, seed_buf_);
   ctx_.fence();
 }
 

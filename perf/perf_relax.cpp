@@ -1,4 +1,4 @@
-// Relaxation on its own (reference 3.3-3.4: band/L0 setup and the whole solve),
+// Relaxation on its own (docs/algorithms.md#relaxation: band/L0 setup and the whole solve),
 // fed by the resampled output of the stage generator (produced once, untimed);
 // tracks per second.
 #include "perf_common.hpp"

@@ -1,4 +1,4 @@
-// Constant-spacing resample on its own (reference 3.2.3), fed by the stage
+// Constant-spacing resample on its own (docs/algorithms.md#constant-spacing), fed by the stage
 // generator's real output (produced once, untimed); tracks per second.
 #include "perf_common.hpp"
 

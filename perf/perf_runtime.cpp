@@ -6,14 +6,16 @@
 // tracks tiled to E envs (the course benchmarks generate all E). One box or
 // agent per env, on its centerline. Counters: ns_per_env (the mean time of one
 // call divided by E). After the run a summary prints, per benchmark, ns per env
-// at every E (of the fastest call of all iterations and repetitions: the least
-// disturbed by other work on a shared machine) and max/min over E (flat in E:
-// the per-env cost does not grow with the batch), sdf against segments
-// queries, and Course::step() per env against generate() per env / 100.
+// at every E of the fastest call of all iterations and repetitions (the least
+// disturbed by other work on a shared machine), in wall-clock time and in the
+// process's CPU time, and max/min over E (flat in E: the per-env cost does not
+// grow with the batch); then sdf against segments queries, and Course::step()
+// per env against generate() per env / 100 (wall-clock).
 #include "perf_common.hpp"
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <optional>
@@ -23,8 +25,10 @@ namespace {
 
 using TrackT = Track<Space::memory_space>;
 
-/// ns per env of every benchmark family at every E.
-std::map<std::string, std::map<int, double>> g_ns_per_env;
+/// ns per env of every benchmark family at every E: of wall-clock time, and of
+/// the process's CPU time (all threads; immune to the time other processes take
+/// from a shared machine, so the fair measure of a 1-thread run under load).
+std::map<std::string, std::map<int, double>> g_ns_per_env, g_cpu_ns_per_env;
 std::optional<TrackGenerator<Space>> g_base;
 std::map<int, TrackT> g_tiled;
 
@@ -87,15 +91,28 @@ Boxes boxes_on(const TrackT& t) {
   return b;
 }
 
+/// Seconds of CPU time this process used so far (every thread).
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+/// Keeps the smaller of `kept` (0: none yet) and `v`.
+void keep_min(double& kept, double v) { kept = kept > 0.0 ? std::min(kept, v) : v; }
+
 /// The benchmark loop: times `body()` between fences; reports the mean ns per
-/// env (counter ns_per_env) and records the fastest call's for the summary.
+/// env (counter ns_per_env) and records the fastest call's wall and CPU time
+/// for the summary (the least disturbed by other work on a shared machine).
 template <class F>
 void timed(benchmark::State& state, const std::string& family, int E, F&& body) {
   body();  // warm
   Space().fence();
-  double total = 0, fastest = 1e300;
+  double total = 0, fastest = 1e300, fastest_cpu = 1e300;
   for (auto _ : state) {
+    const double cpu0 = process_cpu_seconds();
     const double t = fenced_seconds(Space(), body);
+    fastest_cpu = std::min(fastest_cpu, process_cpu_seconds() - cpu0);
     total += t;
     fastest = std::min(fastest, t);
     state.SetIterationTime(t);
@@ -103,11 +120,8 @@ void timed(benchmark::State& state, const std::string& family, int E, F&& body) 
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(E));
   state.counters["E"] = E;
   state.counters["ns_per_env"] = 1e9 * total / double(state.iterations()) / E;
-  // The summary keeps the fastest call of all iterations and repetitions: the
-  // least disturbed by other work on a shared machine.
-  auto& kept = g_ns_per_env[family][E];
-  const double ns = 1e9 * fastest / E;
-  kept = kept > 0.0 ? std::min(kept, ns) : ns;
+  keep_min(g_ns_per_env[family][E], 1e9 * fastest / E);
+  keep_min(g_cpu_ns_per_env[family][E], 1e9 * fastest_cpu / E);
 }
 
 /// The body of the benchmark running now (repetitions reuse it) and its name.
@@ -253,20 +267,13 @@ double at(const std::string& family, int E) {
   return it == f->second.end() ? 0.0 : it->second;
 }
 
-void summary() {
-  g_body = nullptr;
-  g_tiled.clear();
-  g_base.reset();
-  std::printf("\nns per env (one call / E) and max/min over E:\n%-22s", "benchmark");
-  std::vector<int> all;
-  for (const auto& [family, by_e] : g_ns_per_env) {
-    for (const auto& [E, ns] : by_e) all.push_back(E);
-  }
-  std::sort(all.begin(), all.end());
-  all.erase(std::unique(all.begin(), all.end()), all.end());
+/// Prints the table of `by_family` (ns per env at each E, max/min over E).
+void print_table(const char* title, const std::map<std::string, std::map<int, double>>& by_family,
+                 const std::vector<int>& all) {
+  std::printf("\n%s, max/min over E:\n%-22s", title, "benchmark");
   for (const int E : all) std::printf(" %10d", E);
   std::printf(" %9s\n", "max/min");
-  for (const auto& [family, by_e] : g_ns_per_env) {
+  for (const auto& [family, by_e] : by_family) {
     std::printf("%-22s", family.c_str());
     double lo = 1e300, hi = 0;
     for (const int E : all) {
@@ -280,6 +287,20 @@ void summary() {
     }
     std::printf(" %9.3f\n", hi / lo);
   }
+}
+
+void summary() {
+  g_body = nullptr;
+  g_tiled.clear();
+  g_base.reset();
+  std::vector<int> all;
+  for (const auto& [family, by_e] : g_ns_per_env) {
+    for (const auto& [E, ns] : by_e) all.push_back(E);
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  print_table("wall-clock ns per env (fastest call / E)", g_ns_per_env, all);
+  print_table("process CPU ns per env (fastest call / E, every thread)", g_cpu_ns_per_env, all);
   for (const int E : all) {
     const double seg = at("collision_segments", E), sdf = at("collision_sdf_query", E);
     if (seg > 0 && sdf > 0) std::printf("E=%d: sdf query / segments query = %.3f\n", E, sdf / seg);

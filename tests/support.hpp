@@ -1,6 +1,6 @@
-// Shared test support: the list of enabled execution spaces every backend-generic
-// test is instantiated for, host <-> device copies, kernels that evaluate a
-// device function, and the harness of the centerline generator tests.
+// Shared test support: the list of execution spaces every backend-generic test
+// is instantiated for, host <-> device copies, kernels that evaluate a device
+// function, and the harness of the centerline generator tests.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -21,26 +21,16 @@
 #include <vector>
 
 // TEMPLATE_TEST_CASE("name", "[tags]", TRACKGEN_TEST_SPACES) runs a test once per
-// enabled backend; the test name carries the space ("name - Kokkos::OpenMP").
-#if defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP)
-#define TRACKGEN_TEST_SPACES Kokkos::Serial, Kokkos::OpenMP
-#elif defined(KOKKOS_ENABLE_OPENMP)
-#define TRACKGEN_TEST_SPACES Kokkos::OpenMP
-#elif defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOS_ENABLE_SERIAL)
-#define TRACKGEN_TEST_SPACES Kokkos::Serial, Kokkos::Cuda
-#else
-#define TRACKGEN_TEST_SPACES Kokkos::Serial
-#endif
+// execution space of the library's list (trackgen/core/spaces.hpp): every enabled
+// Kokkos backend; the test name carries the space ("name - Kokkos::OpenMP").
+// test_spaces.cpp checks at compile time that the list has every backend Kokkos
+// was built with.
+#define TRACKGEN_TEST_SPACES TRACKGEN_SPACES
 
 // TRACKGEN_TEST_HOST_SPACES: the enabled host backends, for the cases that record
-// HostGraphs (a Kokkos::Cuda context records CUDA graphs instead; those cases are
-// in tests/cuda/test_kokkos_cuda_exec.cpp). The same list as TRACKGEN_TEST_SPACES
-// in a Serial/OpenMP build.
-#if defined(KOKKOS_ENABLE_CUDA)
-#define TRACKGEN_TEST_HOST_SPACES Kokkos::Serial
-#else
-#define TRACKGEN_TEST_HOST_SPACES TRACKGEN_TEST_SPACES
-#endif
+// HostGraphs or read device memory directly (a Kokkos::Cuda context records CUDA
+// graphs instead; those cases are in tests/cuda/test_kokkos_cuda_exec.cpp).
+#define TRACKGEN_TEST_HOST_SPACES TRACKGEN_HOST_SPACES
 
 namespace trackgen::test {
 
@@ -95,7 +85,7 @@ auto map_on_device(const std::vector<T>& in, const F& f) -> std::vector<decltype
 namespace generators {
 
 /// Batch size of the generator tests unless a test says otherwise.
-inline constexpr int kEnvs = 64;
+inline constexpr int default_envs = 64;
 
 /// Seeds first, first + 1, ..., first + n - 1.
 inline std::vector<std::int32_t> seed_range(int n, std::int32_t first = 0) {
@@ -105,7 +95,7 @@ inline std::vector<std::int32_t> seed_range(int n, std::int32_t first = 0) {
 }
 
 /// A default config selecting `generator` for `num_envs` envs.
-inline TrackGenConfig make_config(const std::string& generator, int num_envs = kEnvs) {
+inline TrackGenConfig make_config(const std::string& generator, int num_envs = default_envs) {
   TrackGenConfig c;
   c.generator = generator;
   c.num_envs = num_envs;
@@ -131,10 +121,10 @@ struct Harness {
   DView<Vec2f, Space> out;
   DView<std::int32_t, Space> valid;
 
-  Harness(const TrackGenConfig& c, const std::vector<std::int32_t>& seed_values, Space space = Space())
+  Harness(const TrackGenConfig& c, const std::vector<std::int32_t>& seed_values, const Space& space = Space())
       : config(c),
         ctx(space),
-        gen(get_generator<Space>(c.generator).make(c, space)),
+        gen(get_generator<Space>(c.generator).make(space, c)),
         seeds(to_device<Space>(seed_values, "test_seeds")),
         out("test_centerline", std::size_t(c.num_envs) * c.num_points),
         valid("test_valid", std::size_t(c.num_envs)) {}

@@ -1,4 +1,4 @@
-// Elevation profiles (reference 3.7) and the lift rules of the inflation (3.5):
+// Elevation profiles (docs/algorithms.md#elevation) and the lift rules of the inflation:
 // the profile functions on their own, then every z profile through the whole
 // pipeline on every backend.
 #include "test_pipeline_support.hpp"
@@ -27,11 +27,12 @@ ZParams walk_params(int knots, float step) {
 }  // namespace
 
 TEST_CASE("elevation: profile names", "[elevation]") {
-  CHECK(parse_z_profile("flat", "api") == ZProfile::flat);
-  CHECK(parse_z_profile("uniform", "api") == ZProfile::uniform);
-  CHECK(parse_z_profile("random_walk", "api") == ZProfile::random_walk);
-  CHECK(parse_z_profile("noise", "api") == ZProfile::noise);
-  CHECK_THROWS_WITH(parse_z_profile("hilly", "my_api"), Catch::Contains("my_api") && Catch::Contains("hilly"));
+  CHECK(parse_setting<ZProfile>("flat") == ZProfile::flat);
+  CHECK(parse_setting<ZProfile>("uniform") == ZProfile::uniform);
+  CHECK(parse_setting<ZProfile>("random_walk") == ZProfile::random_walk);
+  CHECK(parse_setting<ZProfile>("noise") == ZProfile::noise);
+  CHECK_FALSE(parse_setting<ZProfile>("hilly").has_value());
+  CHECK(std::string(setting_name(ZProfile::random_walk)) == "random_walk");
   CHECK(z_uses_knots(ZProfile::uniform));
   CHECK(z_uses_knots(ZProfile::random_walk));
   CHECK_FALSE(z_uses_knots(ZProfile::noise));
@@ -160,7 +161,7 @@ TEST_CASE("elevation: noise stays within z_base +- amplitude and is periodic", "
 
 namespace {
 
-TrackGenConfig lifted_config(const std::string& profile) {
+TrackGenConfig lifted_config(ZProfile profile) {
   TrackGenConfig c;
   c.generator = "bezier";
   c.num_envs = 24;
@@ -188,11 +189,11 @@ Vec2f xy(const Vec3f& v) { return {v.x, v.y}; }
 TEMPLATE_TEST_CASE("elevation: every z profile lifts the plan-view track unchanged", "[elevation][pipeline]",
                    TRACKGEN_TEST_SPACES) {
   using Space = TestType;
-  auto flat_cfg = lifted_config("flat");
+  auto flat_cfg = lifted_config(ZProfile::flat);
   flat_cfg.z_base = 0.0f;
   const tt::HostTrack flat = generate<Space>(flat_cfg);
-  for (const char* profile : {"uniform", "random_walk", "noise"}) {
-    INFO("z_profile " << profile);
+  for (const ZProfile profile : {ZProfile::uniform, ZProfile::random_walk, ZProfile::noise}) {
+    INFO("z_profile " << setting_name(profile));
     const auto cfg = lifted_config(profile);
     const tt::HostTrack h = generate<Space>(cfg);
     CHECK(h.count == flat.count);
@@ -244,7 +245,7 @@ TEMPLATE_TEST_CASE("elevation: every z profile lifts the plan-view track unchang
 TEMPLATE_TEST_CASE("elevation: the grade check invalidates exactly the too-steep tracks", "[elevation][pipeline]",
                    TRACKGEN_TEST_SPACES) {
   using Space = TestType;
-  auto cfg = lifted_config("random_walk");
+  auto cfg = lifted_config(ZProfile::random_walk);
   cfg.num_envs = 48;
   cfg.z_min = -5.0f;
   cfg.z_max = 5.0f;
@@ -264,7 +265,7 @@ TEMPLATE_TEST_CASE("elevation: the grade check invalidates exactly the too-steep
     CHECK(graded.valid[e] == (free.valid[e] && !steep ? 1 : 0));
     if (free.valid[e]) (steep ? dropped : kept) += 1;
   }
-  // Like the reference's measurement (z_max_step 0.3, grade 0.35: ~1/3 kept),
+  // Like the original system's measurement (z_max_step 0.3, grade 0.35: ~1/3 kept),
   // the knot cubic makes some tracks steeper than the knot grade, not all.
   CHECK(kept > 0);
   CHECK(dropped > 0);
@@ -274,8 +275,8 @@ TEMPLATE_TEST_CASE("elevation: the grade check invalidates exactly the too-steep
 
 #if defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP)
 TEST_CASE("elevation: Serial and OpenMP give bitwise identical lifted tracks", "[elevation][determinism]") {
-  for (const char* profile : {"uniform", "random_walk", "noise"}) {
-    INFO("z_profile " << profile);
+  for (const ZProfile profile : {ZProfile::uniform, ZProfile::random_walk, ZProfile::noise}) {
+    INFO("z_profile " << setting_name(profile));
     auto cfg = lifted_config(profile);
     cfg.z_valid_grade = 0.5f;
     CHECK(generate<Kokkos::Serial>(cfg).bitwise_equal(generate<Kokkos::OpenMP>(cfg)));
@@ -286,7 +287,7 @@ TEST_CASE("elevation: Serial and OpenMP give bitwise identical lifted tracks", "
 TEMPLATE_TEST_CASE("elevation: masked regeneration redraws z from the effective seed", "[elevation][exec]",
                    TRACKGEN_TEST_SPACES) {
   using Space = TestType;
-  const auto cfg = lifted_config("random_walk");
+  const auto cfg = lifted_config(ZProfile::random_walk);
   TrackGenerator<Space> tg(cfg, SeedState<Space>(cfg.num_envs, 7));
   const auto before = tt::HostTrack::from(tg.generate());
   std::vector<std::int32_t> mask_h(cfg.num_envs, 0);
@@ -304,13 +305,13 @@ TEMPLATE_TEST_CASE("elevation: masked regeneration redraws z from the effective 
 TEMPLATE_TEST_CASE("elevation: the buffers refuse a config with other z knots", "[elevation][pipeline]",
                    TRACKGEN_TEST_SPACES) {
   auto cfg = tt::stage_config(2);
-  cfg.z_profile = "uniform";
+  cfg.z_profile = ZProfile::uniform;
   tt::StageRig<TestType> rig(cfg);
   auto other = cfg;
   other.z_control_points = cfg.z_control_points + 1;
   CHECK_THROWS_AS(trackgen::inflate(rig.ctx, other, rig.buffers, rig.seeds, rig.track), trackgen::ConfigError);
   other = cfg;
-  other.z_profile = "flat";
+  other.z_profile = ZProfile::flat;
   CHECK_THROWS_AS(trackgen::inflate(rig.ctx, other, rig.buffers, rig.seeds, rig.track), trackgen::ConfigError);
   const DView<std::int32_t, TestType> short_seeds("short", 1);
   CHECK_THROWS_AS(trackgen::inflate(rig.ctx, cfg, rig.buffers, short_seeds, rig.track), trackgen::ConfigError);

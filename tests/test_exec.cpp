@@ -31,7 +31,7 @@ TEMPLATE_TEST_CASE("LaunchContext records into a HostGraph and replays", "[exec]
   using Space = TestType;
   IV<Space> x("x", 8);
   HostGraph g;
-  const auto rec = LaunchContext<Space>::recording(g, Space(), true);
+  const auto rec = LaunchContext<Space>::recording(Space(), g, true);
   REQUIRE(rec.capturing());
   add_value(rec, x, 3);
   rec.fill(IV<Space>(x), std::int32_t(7));
@@ -58,7 +58,7 @@ TEMPLATE_TEST_CASE("skip_unless: host poll, conditional node, unconditional", "[
   CHECK(test::to_vector(x)[0] == 1);
 
   HostGraph g;
-  CHECK(LaunchContext<Space>::recording(g, Space(), true).skip_unless(flag, body));
+  CHECK(LaunchContext<Space>::recording(Space(), g, true).skip_unless(flag, body));
   CHECK(g.conditional_nodes() == 1);
   Kokkos::deep_copy(flag, 0);
   g.replay();  // the flag is read at replay time
@@ -70,7 +70,7 @@ TEMPLATE_TEST_CASE("skip_unless: host poll, conditional node, unconditional", "[
   HostGraph u;
   {
     exec::unconditional scope;
-    CHECK_FALSE(LaunchContext<Space>::recording(u, Space(), true).skip_unless(flag, body));
+    CHECK_FALSE(LaunchContext<Space>::recording(Space(), u, true).skip_unless(flag, body));
   }
   CHECK(u.conditional_nodes() == 0);
   CHECK(u.launch_nodes() == 1);
@@ -106,7 +106,7 @@ TEMPLATE_TEST_CASE("bounded_loop: the three lowerings agree bitwise on an absorb
   // (b) one conditional node per window.
   reset_saturate<Space>(x, cap);
   HostGraph g;
-  p.enqueue(LaunchContext<Space>::recording(g, Space(), true));
+  p.enqueue(LaunchContext<Space>::recording(Space(), g, true));
   CHECK(g.conditional_nodes() == iters / 2);
   g.replay();
   results.push_back(test::to_vector(x));
@@ -115,7 +115,7 @@ TEMPLATE_TEST_CASE("bounded_loop: the three lowerings agree bitwise on an absorb
   HostGraph u;
   {
     exec::unconditional scope;
-    p.enqueue(LaunchContext<Space>::recording(u, Space(), true));
+    p.enqueue(LaunchContext<Space>::recording(Space(), u, true));
   }
   CHECK(u.conditional_nodes() == 0);
   u.replay();

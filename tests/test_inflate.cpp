@@ -1,4 +1,4 @@
-// Inflation and validity (reference 3.5, 3.6) on hand-made loops.
+// Inflation and validity (docs/algorithms.md#inflation, #validity) on hand-made loops.
 #include "test_pipeline_support.hpp"
 
 #include <cmath>
@@ -130,7 +130,7 @@ TEMPLATE_TEST_CASE("validity uses the relax_band override as its thickness band"
   // Without relaxation the pinched loop fails the thickness test at its waist.
   // A band of half the loop excludes every pair from that test, so with the
   // override (the band the relaxation would use) the track passes; the
-  // reference would have ignored the override here.
+  // original system would have ignored the override here.
   auto cfg = tt::stage_config(1);
   cfg.relax_enable = false;
   CHECK(run_loops<TestType>(cfg, {tt::pinched(256)}).valid[0] == 0);

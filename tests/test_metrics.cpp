@@ -1,6 +1,6 @@
-// Track-quality metrics (reference 5.1) on analytic shapes, padding and
-// non-finite handling, determinism across backends and team sizes, and the
-// batch statistics of reference 5.2 on a synthetic batch.
+// Track-quality metrics (docs/algorithms.md#metrics) on analytic shapes, padding
+// and non-finite handling, and determinism across backends and team sizes.
+#include "metrics_support.hpp"
 #include "support.hpp"
 
 #include <trackgen/core/errors.hpp>
@@ -32,80 +32,10 @@ using ReferenceSpace = Kokkos::Serial;
 #else
 using ReferenceSpace = Kokkos::DefaultHostExecutionSpace;
 #endif
-using Loop = std::vector<Vec2f>;
+using namespace trackgen::test::metrics;  // Loop, circle, square, make_batch, ...
 
-constexpr double pi = 3.14159265358979323846;
+constexpr double pi = trackgen::geom::pi_d;
 
-// ---------------------------------------------------------------------------
-// Analytic shapes (closed loops, no repeated end point)
-
-/// n points on a circle of radius r; CCW unless `cw`; starting at `phase`.
-Loop circle(int n, double r, bool cw = false, double phase = 0.0, double cx = 0.0, double cy = 0.0) {
-  Loop p;
-  for (int i = 0; i < n; ++i) {
-    const double t = phase + (cw ? -1.0 : 1.0) * 2.0 * pi * i / n;
-    p.push_back({float(cx + r * std::cos(t)), float(cy + r * std::sin(t))});
-  }
-  return p;
-}
-
-/// Axis-aligned square of side `side`, `per_edge` points per edge (corners
-/// included once), CCW.
-Loop square(double side, int per_edge) {
-  const double h = side / 2;
-  const double cx[4] = {-h, h, h, -h}, cy[4] = {-h, -h, h, h};
-  Loop p;
-  for (int k = 0; k < 4; ++k) {
-    const int k1 = (k + 1) % 4;
-    for (int i = 0; i < per_edge; ++i) {
-      const double f = double(i) / per_edge;
-      p.push_back({float(cx[k] + f * (cx[k1] - cx[k])), float(cy[k] + f * (cy[k1] - cy[k]))});
-    }
-  }
-  return p;
-}
-
-/// Lemniscate of Gerono x = sin t, y = sin t cos t: one crossing at the origin
-/// (sampled off-vertex).
-Loop figure_eight(int n) {
-  Loop p;
-  for (int i = 0; i < n; ++i) {
-    const double t = 2.0 * pi * (i + 0.5) / n;
-    p.push_back({float(std::sin(t)), float(std::sin(t) * std::cos(t))});
-  }
-  return p;
-}
-
-/// Polar loop r(theta) = r0 * (1 + amp * sin(k theta)): alternating left and
-/// right bends when amp * k^2 is large enough.
-Loop wiggle(int n, double r0, double amp, int k) {
-  Loop p;
-  for (int i = 0; i < n; ++i) {
-    const double t = 2.0 * pi * i / n;
-    const double r = r0 * (1.0 + amp * std::sin(k * t));
-    p.push_back({float(r * std::cos(t)), float(r * std::sin(t))});
-  }
-  return p;
-}
-
-/// A flat [E*stride] batch: env e holds loops[e] then `pad` in its padding.
-struct HostBatch {
-  int stride = 0;
-  std::vector<Vec2f> points;
-  std::vector<int> count;
-  int num_envs() const { return static_cast<int>(count.size()); }
-};
-
-HostBatch make_batch(const std::vector<Loop>& loops, int stride, Vec2f pad = trackgen::nan2()) {
-  HostBatch b;
-  b.stride = stride;
-  for (const auto& l : loops) {
-    REQUIRE(static_cast<int>(l.size()) <= stride);
-    for (int i = 0; i < stride; ++i) b.points.push_back(i < static_cast<int>(l.size()) ? l[i] : pad);
-    b.count.push_back(static_cast<int>(l.size()));
-  }
-  return b;
-}
 
 // ---------------------------------------------------------------------------
 // Named launchers (device work only through the library)
@@ -198,11 +128,6 @@ std::vector<Loop> random_loops(int num, int max_n, unsigned seed) {
   return loops;
 }
 
-/// Writes `loop` (z = 0) into env e of a host [E*n_max] Vec3f View.
-template <class H>
-void set_env(const H& center, int e, int n_max, const Loop& loop) {
-  for (int i = 0; i < static_cast<int>(loop.size()); ++i) center(e * n_max + i) = {loop[i].x, loop[i].y, 0.0f};
-}
 
 }  // namespace
 
@@ -235,7 +160,7 @@ TEST_CASE("metrics: chicane_count drops small turns and counts sign changes", "[
 }
 
 TEST_CASE("metrics: percentile interpolates linearly like numpy", "[metrics]") {
-  using trackgen::detail::percentile;
+  using trackgen::percentile;
   CHECK(percentile({4.0, 1.0, 3.0, 2.0}, 10.0) == Approx(1.3));
   CHECK(percentile({4.0, 1.0, 3.0, 2.0}, 50.0) == Approx(2.5));
   CHECK(percentile({4.0, 1.0, 3.0, 2.0}, 90.0) == Approx(3.7));
@@ -321,7 +246,7 @@ TEMPLATE_TEST_CASE("metrics: figure eight self-intersects, circle and square do 
 
 TEMPLATE_TEST_CASE("metrics: a vertex touching a non-adjacent edge counts as a crossing", "[metrics]",
                    TRACKGEN_TEST_SPACES) {
-  // The reference's tolerance-free sign predicate, (d1 > 0) != (d2 > 0) and
+  // The original system's tolerance-free sign predicate, (d1 > 0) != (d2 > 0) and
   // (d3 > 0) != (d4 > 0), has no zero check: vertex (1, 0) lies exactly on the
   // bottom edge (0, 0)-(2, 0); both edges at that vertex count. Shifted up by
   // 1/4 the vertex clears the edge and nothing crosses.
@@ -433,86 +358,4 @@ TEMPLATE_TEST_CASE("metrics: bitwise identical across backends and team sizes", 
   const auto first = m.to_host();
   m.compute(pts, cnt);
   CHECK(bitwise_equal(m.to_host(), first));
-}
-
-// ---------------------------------------------------------------------------
-// Batch statistics
-
-TEMPLATE_TEST_CASE("metrics: batch statistics of a synthetic batch", "[metrics]", TRACKGEN_TEST_SPACES) {
-  using Space = TestType;
-  using Mem = typename Space::memory_space;
-  const int E = 5, N = 256;
-  const Loop c = circle(200, 1.0), s = square(2.0, 50), f8 = figure_eight(120), tri = circle(3, 1.0);
-  const Loop shifted_c = [&] {
-    Loop p = c;
-    for (auto& q : p) q.x += 0.1f;
-    return p;
-  }();
-  const Loop shifted_s = [&] {
-    Loop p = s;
-    for (auto& q : p) q.y -= 0.1f;
-    return p;
-  }();
-  // env: post, pre, valid
-  //   0: circle, circle shifted by 0.1, valid
-  //   1: square, square shifted by 0.1, valid
-  //   2: figure eight, figure eight, invalid  -> counts as a pre-relax crossing
-  //   3: triangle (count 3), invalid          -> not measured
-  //   4: circle with a NaN point, valid       -> not measured (non-finite post)
-  Loop c_nan = c;
-  c_nan[10] = trackgen::nan2();
-  const std::vector<Loop> post{c, s, f8, tri, c_nan}, pre{shifted_c, shifted_s, f8, tri, c};
-  const std::vector<int> valid{1, 1, 0, 0, 1};
-
-  Track<Mem> track(E, N);
-  {
-    auto center = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), track.center);
-    auto count = Kokkos::create_mirror_view(track.count);
-    auto val = Kokkos::create_mirror_view(track.valid);
-    for (int e = 0; e < E; ++e) {
-      set_env(center, e, N, post[e]);
-      count(e) = static_cast<int>(post[e].size());
-      val(e) = valid[e];
-    }
-    Kokkos::deep_copy(track.center, center);
-    Kokkos::deep_copy(track.count, count);
-    Kokkos::deep_copy(track.valid, val);
-  }
-  const HostBatch pre_b = make_batch(pre, N);
-  const auto pre_chain = trackgen::test::to_device<Space>(pre_b.points, "pre");
-
-  BatchMetrics<Space> bm(E, N);
-  const BatchStats st = bm.compute(track, pre_chain, 12.5);
-  CHECK(st.num_envs == E);
-  CHECK(st.num_valid == 3);
-  CHECK(st.num_measured == 2);
-  CHECK(st.yield == Approx(0.6));
-  CHECK(st.pre_relax_self_intersection_rate == Approx(0.2));
-  // pooled over the points of the measured envs 0-2, the invalid figure eight
-  // (displacement 0) included
-  const double moved = static_cast<double>(c.size() + s.size());
-  CHECK(st.xpbd_displacement == Approx(0.1 * moved / (moved + static_cast<double>(f8.size()))).epsilon(1e-4));
-  CHECK(st.mean_length == Approx((2 * pi + 8.0) / 2).epsilon(1e-3));
-  const double cc = 1.0, cs = pi / 4;
-  CHECK(st.mean_compactness == Approx((cc + cs) / 2).epsilon(1e-3));
-  CHECK(st.compactness_p10 == Approx(cs + 0.1 * (cc - cs)).epsilon(1e-3));
-  CHECK(st.compactness_p50 == Approx((cc + cs) / 2).epsilon(1e-3));
-  CHECK(st.compactness_p90 == Approx(cs + 0.9 * (cc - cs)).epsilon(1e-3));
-  CHECK(st.compactness_degenerate_rate == Approx(0.5));
-  CHECK_FALSE(st.shape_variety_pass);
-  CHECK(st.mean_chicanes == 0.0);
-  CHECK(st.straight_frac == Approx((0.0 + 196.0 / 200.0) / 2));
-  CHECK(st.peak_curvature == Approx((1.0 + (pi / 2) / 0.04) / 2).epsilon(1e-3));
-  CHECK(st.lap_time == Approx((2 * pi + bm.post().to_host().lap_time(1)) / 2).epsilon(1e-3));
-  CHECK(st.gen_ms_per_call == 12.5);
-
-  const nlohmann::json j = st;
-  CHECK(j.at("yield").get<double>() == st.yield);
-  CHECK(j.at("shape_variety_pass").get<bool>() == false);
-  CHECK(j.at("compactness_p90").get<double>() == st.compactness_p90);
-  CHECK(j.size() == 19);
-
-  // wrong shape
-  Track<Mem> other(E, N + 1);
-  CHECK_THROWS_AS(bm.compute(other, pre_chain, 0.0), trackgen::ConfigError);
 }

@@ -56,7 +56,7 @@ std::vector<trackgen::TrackGenConfig> mode_configs() {
   v.push_back(dense);
   auto cadenced = base;
   cadenced.relax_sep_cache_slots = 0;
-  cadenced.relax_accel = "none";
+  cadenced.relax_accel = trackgen::RelaxAccel::none;
   cadenced.validity_border_check = true;
   v.push_back(cadenced);
   auto small = base;
@@ -126,7 +126,7 @@ TEMPLATE_TEST_CASE("pipeline: stages refuse a config the buffers were not built 
 
 TEMPLATE_TEST_CASE("pipeline: buffers are allocated per mode and labelled", "[pipeline]", TRACKGEN_TEST_SPACES) {
   auto cfg = tt::stage_config(4);
-  trackgen::PipelineBuffers<TestType> full(cfg);
+  trackgen::PipelineBuffers<TestType> full(TestType(), cfg);
   CHECK(full.cs_center.label() == "TrackGen::pipeline::cs_center");
   CHECK(full.gen_centerline.extent(0) == 4u * 256u);
   CHECK(full.cs_center.extent(0) == 4u * 384u);
@@ -136,9 +136,9 @@ TEMPLATE_TEST_CASE("pipeline: buffers are allocated per mode and labelled", "[pi
   CHECK(full.out2.extent(0) == 0u);
   CHECK(full.cheby_omega.extent(0) == 42u);
   cfg.relax_sep_every = 1;  // dense: no cache
-  cfg.relax_accel = "none";
+  cfg.relax_accel = trackgen::RelaxAccel::none;
   cfg.validity_border_check = true;
-  trackgen::PipelineBuffers<TestType> lean(cfg);
+  trackgen::PipelineBuffers<TestType> lean(TestType(), cfg);
   CHECK(lean.sep_cache_idx.extent(0) == 0u);
   CHECK(lean.cheb_prev.extent(0) == 0u);
   CHECK(lean.out2.extent(0) == 4u * 384u);
@@ -146,7 +146,7 @@ TEMPLATE_TEST_CASE("pipeline: buffers are allocated per mode and labelled", "[pi
   CHECK(full.device_bytes() > 4u * 384u * 8u * 3u);
 }
 
-TEST_CASE("pipeline constants: reference float32 values", "[pipeline]") {
+TEST_CASE("pipeline constants: the original system's float32 values", "[pipeline]") {
   const trackgen::TrackGenConfig cfg;
   const auto k = trackgen::pipeline_constants(cfg);
   CHECK(k.spacing == 0.06f);

@@ -19,13 +19,13 @@ namespace trackgen::test {
 
 using Loop = std::vector<Vec2f>;
 
-constexpr double kTwoPi = 6.283185307179586;
+constexpr double two_pi = geom::two_pi_d;
 
 /// Circle of radius r around (cx, cy), n points, counter-clockwise (or clockwise).
 inline Loop circle(int n, double r, bool ccw = true, double cx = 0.0, double cy = 0.0) {
   Loop p(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
-    const double t = (ccw ? 1.0 : -1.0) * kTwoPi * i / n;
+    const double t = (ccw ? 1.0 : -1.0) * two_pi * i / n;
     p[static_cast<std::size_t>(i)] = {static_cast<float>(cx + r * std::cos(t)), static_cast<float>(cy + r * std::sin(t))};
   }
   return p;
@@ -63,7 +63,7 @@ inline Vec2f square_point(double s, double side) {
 inline Loop figure_eight(int n, double a = 1.0) {
   Loop p(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
-    const double t = kTwoPi * i / n;
+    const double t = two_pi * i / n;
     p[static_cast<std::size_t>(i)] = {static_cast<float>(a * std::cos(t)), static_cast<float>(a * std::sin(t) * std::cos(t))};
   }
   return p;
@@ -74,7 +74,7 @@ inline Loop figure_eight(int n, double a = 1.0) {
 inline Loop pinched(int n, double R = 1.0, double w = 0.06) {
   Loop p(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
-    const double t = kTwoPi * i / n;
+    const double t = two_pi * i / n;
     const double c = std::cos(t);
     p[static_cast<std::size_t>(i)] = {static_cast<float>(R * c), static_cast<float>(R * std::sin(t) * (w + (1 - w) * c * c))};
   }
@@ -85,7 +85,7 @@ inline Loop pinched(int n, double R = 1.0, double w = 0.06) {
 inline Loop wobbly(int n, double R, double a, int k, double phase) {
   Loop p(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
-    const double t = kTwoPi * i / n;
+    const double t = two_pi * i / n;
     const double r = R * (1.0 + a * std::sin(k * t + phase));
     p[static_cast<std::size_t>(i)] = {static_cast<float>(r * std::cos(t)), static_cast<float>(r * std::sin(t))};
   }

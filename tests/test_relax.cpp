@@ -1,4 +1,4 @@
-// Relaxation (reference 3.3, 3.4) on hand-made loops.
+// Relaxation (docs/algorithms.md#relaxation) on hand-made loops.
 #include "test_pipeline_support.hpp"
 
 #include <cmath>
@@ -53,15 +53,15 @@ TEST_CASE("Chebyshev schedule: exact omega values", "[pipeline][relax]") {
   }
   // Converges to 2 / (1 + sqrt(1 - rho^2)).
   CHECK(w.back() == Approx(2.0 / (1.0 + std::sqrt(1.0 - rho2))).epsilon(1e-4));
-  cfg.relax_accel = "none";
+  cfg.relax_accel = trackgen::RelaxAccel::none;
   CHECK(trackgen::chebyshev_schedule(cfg).empty());
-  cfg.relax_accel = "chebyshev";
+  cfg.relax_accel = trackgen::RelaxAccel::chebyshev;
   cfg.relax_iters = 8;
   CHECK(trackgen::chebyshev_schedule(cfg).empty());
 }
 
 TEMPLATE_TEST_CASE("relaxation keeps a circle a circle", "[pipeline][relax]", TRACKGEN_TEST_SPACES) {
-  for (const char* accel : {"chebyshev", "none"}) {
+  for (const trackgen::RelaxAccel accel : {trackgen::RelaxAccel::chebyshev, trackgen::RelaxAccel::none}) {
     auto cfg = tt::stage_config(2);
     cfg.relax_accel = accel;
     tt::StageRig<TestType> rig(cfg);
@@ -96,10 +96,11 @@ TEMPLATE_TEST_CASE("relaxation separates a pinched loop", "[pipeline][relax]", T
   struct Mode {
     const char* name;
     int slots, sep_every;
-    const char* accel;
+    trackgen::RelaxAccel accel;
   };
-  for (const Mode m : {Mode{"cached", 16, 20, "chebyshev"}, Mode{"dense", 0, 1, "chebyshev"},
-                       Mode{"dense, plain Jacobi", 0, 1, "none"}}) {
+  using trackgen::RelaxAccel;
+  for (const Mode m : {Mode{"cached", 16, 20, RelaxAccel::chebyshev}, Mode{"dense", 0, 1, RelaxAccel::chebyshev},
+                       Mode{"dense, plain Jacobi", 0, 1, RelaxAccel::none}}) {
     INFO("mode " << m.name);
     auto cfg = tt::stage_config(1);
     cfg.relax_sep_cache_slots = m.slots;
@@ -116,7 +117,7 @@ TEMPLATE_TEST_CASE("relaxation separates a pinched loop", "[pipeline][relax]", T
     rig.relax_all();
     const auto out = rig.relaxed();
     CHECK(tt::min_nonadjacent(out.data(), n, band) >= 1.96 * cfg.half_width);
-    // The solver aims at 2 hw (1 + margin) (intentional overshoot, reference 3.4.6).
+    // The solver aims at 2 hw (1 + margin) (intentional overshoot, docs/algorithms.md#overshoot).
     CHECK(tt::min_nonadjacent(out.data(), n, band) >= 2.0 * cfg.half_width);
   }
 }

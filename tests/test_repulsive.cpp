@@ -1,7 +1,8 @@
-// The repulsive generator (reference section 2.6) as a BOUNDED stage: schedule
+// The repulsive generator (docs/algorithms.md#repulsive) as a BOUNDED stage: schedule
 // and Sobolev rows, the analytic gradient against double finite differences,
 // the three bounded_loop lowerings, cross-backend and rerun determinism, the
-// freeze diagnostic, and the reference 5.4 quality thresholds.
+// freeze diagnostic, and its quality thresholds.
+#include "repulsive_oracle.hpp"
 #include "support.hpp"
 
 #include <trackgen/core/errors.hpp>
@@ -29,7 +30,7 @@ using trackgen::Vec2f;
 namespace tt = trackgen::test;
 namespace td = trackgen::detail;
 
-/// A small repulsive config (the reference's test_shape_variety sizes).
+/// A small repulsive config (the sizes of the original system's shape-variety test).
 trackgen::TrackGenConfig small_config(int num_envs) {
   trackgen::TrackGenConfig c;
   c.generator = "repulsive";
@@ -56,7 +57,7 @@ struct RepHarness {
 
   RepHarness(const trackgen::TrackGenConfig& c, const std::vector<std::int32_t>& s)
       : config(c),
-        gen(c, Space()),
+        gen(Space(), c),
         seeds(tt::to_device<Space>(s, "rep_seeds")),
         out("rep_out", std::size_t(c.num_envs) * c.num_points),
         valid("rep_valid", std::size_t(c.num_envs)) {}
@@ -72,19 +73,27 @@ struct RepHarness {
 /// Launches the gradient kernel on one env's curve (named free function).
 template <class Space>
 std::vector<Vec2f> device_gradient(const td::RepulsiveKernelParams& kp, const std::vector<Vec2f>& curve,
-                                   const td::RepulsiveEnvState& env) {
+                                   const tt::RepulsiveEnvState& env) {
   const int n = static_cast<int>(curve.size());
   auto x = tt::to_device<Space>(curve, "g_x");
   auto obs = tt::to_device<Space>(env.obs, "g_obs");
   auto mass = tt::to_device<Space>(env.mass, "g_mass");
-  auto lt = tt::to_device<Space>(std::vector<float>{env.L_target}, "g_lt");
-  auto li = tt::to_device<Space>(std::vector<float>{env.L_init}, "g_li");
+  auto lt = tt::to_device<Space>(std::vector<float>{env.target_length}, "g_lt");
+  auto li = tt::to_device<Space>(std::vector<float>{env.initial_length}, "g_li");
   auto re = tt::to_device<Space>(std::vector<std::int32_t>{env.reached ? 1 : 0}, "g_re");
   auto live = tt::to_device<Space>(std::vector<std::int32_t>{1}, "g_live");
   td::RepulsiveGradScratch<Space> scratch(Space(), 1, n);
   trackgen::DView<Vec2f, Space> grad("g_grad", n), lg("g_lg", n);
   trackgen::LaunchContext<Space> ctx;
-  td::repulsive_gradient(ctx, "test::", kp, n, x, obs, mass, lt, li, re, live, scratch, grad, lg);
+  td::RepulsiveState<Space> state;
+  state.curve = x;
+  state.obstacles = obs;
+  state.obstacle_mass = mass;
+  state.initial_length = li;
+  state.target_length = lt;
+  state.reached = re;
+  state.live = live;
+  td::repulsive_gradient(ctx, "test::", kp, n, state, scratch, grad, lg);
   ctx.fence();
   return tt::to_vector(grad);
 }
@@ -142,8 +151,8 @@ TEMPLATE_TEST_CASE("repulsive: per-env obstacles and target length follow the sa
   h.run();
   const auto& p = h.gen.params();
   const auto mass = tt::to_vector(h.gen.obstacle_mass());
-  const auto li = tt::to_vector(h.gen.L_init());
-  const auto lf = tt::to_vector(h.gen.L_final());
+  const auto li = tt::to_vector(h.gen.initial_length());
+  const auto lf = tt::to_vector(h.gen.final_length());
   const int M = p.kp.num_obs;
   for (int e = 0; e < 8; ++e) {
     std::uint32_t st = trackgen::stream(11 + e, trackgen::salt::repulsive_obstacles);
@@ -167,10 +176,10 @@ TEMPLATE_TEST_CASE("repulsive: analytic gradient matches double finite differenc
   RepHarness<Space> h(c, {11});
   h.run();
   const auto& p = h.gen.params();
-  td::RepulsiveEnvState env;
+  tt::RepulsiveEnvState env;
   env.obs = tt::to_vector(h.gen.obstacles());
   env.mass = tt::to_vector(h.gen.obstacle_mass());
-  env.L_init = tt::to_vector(h.gen.L_init())[0];
+  env.initial_length = tt::to_vector(h.gen.initial_length())[0];
   std::mt19937 rng(1234);
   std::uniform_real_distribution<float> jitter(-0.03f, 0.03f);
   for (int n : {16, 24, 32}) {
@@ -181,7 +190,7 @@ TEMPLATE_TEST_CASE("repulsive: analytic gradient matches double finite differenc
         curve[i] = Vec2f{p.r_init * std::cos(a) + jitter(rng), p.r_init * std::sin(a) + jitter(rng)};
       }
       env.reached = reached != 0;
-      env.L_target = 1.3f * env.L_init;  // a live length term
+      env.target_length = 1.3f * env.initial_length;  // a live length term
       const auto g = device_gradient<Space>(p.kp, curve, env);
       std::vector<double> x(2 * n);
       for (int i = 0; i < n; ++i) {
@@ -195,7 +204,7 @@ TEMPLATE_TEST_CASE("repulsive: analytic gradient matches double finite differenc
         xp[k] += step;
         xm[k] -= step;
         const double fd =
-            (td::repulsive_energy(p.kp, xp, n, env) - td::repulsive_energy(p.kp, xm, n, env)) / (2 * step);
+            (tt::repulsive_energy(p.kp, xp, n, env) - tt::repulsive_energy(p.kp, xm, n, env)) / (2 * step);
         const double an = (k % 2 == 0) ? g[k / 2].x : g[k / 2].y;
         num += (an - fd) * (an - fd);
         den += fd * fd;
@@ -228,7 +237,7 @@ TEMPLATE_TEST_CASE("repulsive: the three bounded_loop lowerings are bitwise iden
     stage.writes = {
         trackgen::buffer("centerline", h.out),          trackgen::buffer("valid", h.valid),
         trackgen::buffer("curve", h.gen.curve()),       trackgen::buffer("live", h.gen.live()),
-        trackgen::buffer("L_target", h.gen.L_target()), trackgen::buffer("stop_iteration", h.gen.stop_iteration()),
+        trackgen::buffer("target_length", h.gen.target_length()), trackgen::buffer("stop_iteration", h.gen.stop_iteration()),
         trackgen::buffer("active", h.gen.active())};
     auto* gen = &h.gen;
     auto seeds = h.seeds;
@@ -269,25 +278,24 @@ TEMPLATE_TEST_CASE("repulsive: registered as a capturable BOUNDED built-in", "[g
                    TRACKGEN_TEST_SPACES) {
   using Space = TestType;
   const auto& spec = trackgen::get_generator<Space>("repulsive");
-  CHECK(spec.capturable);
+  CHECK(spec.capturable());
   CHECK(spec.capture == trackgen::CaptureClass::BOUNDED);
   const auto names = trackgen::builtin_generator_names();
   CHECK(std::count(names.begin(), names.end(), "repulsive") == 1);
 }
 
-// Reference 5.4 test_generate_repulsive: E=64, base seed 11, defaults: >= 58/64
-// valid; median compactness of valid tracks well below a circle's (reference
+// The original system's repulsive test: E=64, base seed 11, defaults: >= 58/64
+// valid; median compactness of valid tracks well below a circle's (there
 // ~0.15; asserted < 0.25 here). Default space only (slow).
-TEST_CASE("repulsive: reference 5.4 quality (E=64, seed 11)", "[generators][repulsive][slow]") {
+TEST_CASE("repulsive: quality thresholds (E=64, seed 11)", "[generators][repulsive][slow]") {
   using Space = Kokkos::DefaultExecutionSpace;
   trackgen::TrackGenConfig cfg;
   cfg.generator = "repulsive";
   cfg.num_envs = 64;
   trackgen::SeedState<Space> seeds(cfg.num_envs, 11);
   trackgen::TrackGenerator<Space> tg(cfg, seeds);
-  const auto& track = tg.generate();
-  trackgen::BatchMetrics<Space> bm(cfg.num_envs, cfg.N_max);
-  const auto stats = bm.compute(track, tg.buffers().cs_center, 0.0);
+  tg.generate();
+  const auto stats = trackgen::batch_stats(tg);
   INFO("valid " << stats.num_valid << "/64, median compactness " << stats.compactness_p50 << ", mean length "
                 << stats.mean_length);
   CHECK(stats.num_valid >= 58);

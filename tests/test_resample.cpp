@@ -1,4 +1,4 @@
-// Resamplers (reference 3.2.2, 3.2.3) on hand-made loops.
+// Resamplers (docs/algorithms.md#uniform-resample, #constant-spacing) on hand-made loops.
 #include "test_pipeline_support.hpp"
 
 #include <trackgen/core/errors.hpp>
@@ -11,7 +11,7 @@ namespace {
 using trackgen::Vec2f;
 namespace tt = trackgen::test;
 
-/// The reference's count formula, evaluated on the host exactly as the kernel
+/// The constant-spacing count formula, evaluated on the host exactly as the kernel
 /// does (float32 segments accumulated in double, float32 division).
 int expected_count(const tt::Loop& p, float spacing, int n_max, bool* truncated = nullptr) {
   double acc = 0.0;
@@ -47,7 +47,7 @@ TEMPLATE_TEST_CASE("constant-spacing resample: counts, exact spacing, NaN paddin
   rig.load({sq, ci, dot});
   rig.resample();
   const float spacing = trackgen::pipeline_constants(cfg).spacing;
-  CHECK(spacing == 0.06f);  // float32(0.6 * 0.1), as the reference's Python config
+  CHECK(spacing == 0.06f);  // float32(0.6 * 0.1), as the original system's Python config
 
   const auto count = rig.count();
   const auto cs = rig.cs_center();

@@ -1,5 +1,5 @@
-// The reference RNG (reference section 4.1) bit-exactly, on the host and inside
-// kernels on every backend, and the salt table (section 4.2).
+// The RNG of the original system (docs/algorithms.md#rng) bit-exactly, on the host
+// and inside kernels on every backend, and the salt table (docs/algorithms.md#salts).
 #include "support.hpp"
 
 #include <trackgen/core/rng.hpp>
@@ -23,7 +23,7 @@ constexpr std::int32_t int_min = std::numeric_limits<std::int32_t>::min();
 const std::vector<std::uint32_t> pcg_inputs = {0u, 1u, 2u, 42u, 12345u, 4294967295u};
 const std::vector<std::uint32_t> pcg_expected = {129708002u,  2831084092u, 2055130248u,
                                                  1223963391u, 4099845390u, 3861530882u};
-/// The first four randf() draws from rand_init(42), as the reference prints them.
+/// The first four randf() draws from rand_init(42), as the original system prints them.
 const std::vector<double> randf_expected = {0.6485052108764648, 0.9323613047599792, 0.6734746098518372,
                                             0.8542989492416382};
 const std::vector<std::int32_t> salted_seeds = {0, 1, -1, 300000, int_max, int_min};
@@ -59,7 +59,7 @@ struct SaltedOf {
 
 }  // namespace
 
-TEST_CASE("pcg_hash and rand_init match the reference vectors on the host", "[rng]") {
+TEST_CASE("pcg_hash and rand_init match the original system's vectors on the host", "[rng]") {
   static_assert(pcg_hash(0u) == 129708002u, "pcg_hash is constexpr");
   for (std::size_t i = 0; i < pcg_inputs.size(); ++i) {
     INFO("pcg(" << pcg_inputs[i] << ")");
@@ -69,7 +69,7 @@ TEST_CASE("pcg_hash and rand_init match the reference vectors on the host", "[rn
   CHECK(rand_init(-1) == 3861530882u);  // seeds are reinterpreted as uint32
 }
 
-TEST_CASE("randf, randi and salted follow the reference on the host", "[rng]") {
+TEST_CASE("randf, randi and salted follow the original system on the host", "[rng]") {
   std::uint32_t state = rand_init(42);
   for (const double expected : randf_expected) {
     const float v = randf(state);
@@ -102,7 +102,7 @@ TEST_CASE("randf, randi and salted follow the reference on the host", "[rng]") {
   CHECK(salted(7, 4099, 3 * 2741 + 1) == 7 * 4099 + 3 * 2741 + 1);
 }
 
-TEST_CASE("The salt table matches the reference", "[rng]") {
+TEST_CASE("The salt table matches the original system's", "[rng]") {
   namespace s = trackgen::salt;
   const std::vector<std::pair<s::Salt, s::Salt>> table = {
       {s::bezier_count, {6151, 0}},      {s::bezier_corners, {9781, 0}},     {s::bezier_style, {2741, 0}},

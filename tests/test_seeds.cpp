@@ -24,7 +24,7 @@ using Ints = std::vector<std::int32_t>;
 constexpr std::int32_t int_max = std::numeric_limits<std::int32_t>::max();
 constexpr std::int32_t int_min = std::numeric_limits<std::int32_t>::min();
 
-/// (seed, epoch) -> effective seed, the reference vectors.
+/// (seed, epoch) -> effective seed, the original system's vectors.
 const Ints ref_seeds = {7, 7, 7, 7, -5, int_max};
 const Ints ref_epochs = {0, 1, 2, 3, 1, 5};
 const Ints ref_effective = {7, 1572047580, 421722538, 1818752845, 633724865, 1489170938};
@@ -39,7 +39,7 @@ Ints effective_of(const trackgen::SeedState<Space>& state) {
 
 }  // namespace
 
-TEST_CASE("effective_seed matches the reference vectors on the host", "[seeds]") {
+TEST_CASE("effective_seed matches the original system's vectors on the host", "[seeds]") {
   static_assert(effective_seed(7, 1) == 1572047580, "effective_seed is constexpr");
   for (std::size_t i = 0; i < ref_seeds.size(); ++i) {
     INFO("effective_seed(" << ref_seeds[i] << ", " << ref_epochs[i] << ")");
@@ -89,7 +89,7 @@ TEMPLATE_TEST_CASE("SeedState owned expansions", "[seeds]", TRACKGEN_TEST_SPACES
   SECTION("num_envs < 1 is rejected") { CHECK_THROWS_AS(State(0), ConfigError); }
 }
 
-TEMPLATE_TEST_CASE("SeedState effective seeds match the reference vectors on the device", "[seeds]",
+TEMPLATE_TEST_CASE("SeedState effective seeds match the original system's vectors on the device", "[seeds]",
                    TRACKGEN_TEST_SPACES) {
   using State = trackgen::SeedState<TestType>;
   const State s(to_device<TestType>(ref_seeds), /*copy=*/true);

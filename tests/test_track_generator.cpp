@@ -1,4 +1,4 @@
-// TrackGenerator end to end (reference 1.6, 3): bezier and polar batches
+// TrackGenerator end to end (docs/design.md#trackgenerator): bezier and polar batches
 // through generator -> resample -> relax -> inflate.
 #include "test_pipeline_support.hpp"
 
@@ -18,9 +18,9 @@ namespace {
 using trackgen::Vec2f;
 namespace tt = trackgen::test;
 
-constexpr int kEnvs = 64;
+constexpr int default_envs = 64;
 
-trackgen::TrackGenConfig gen_config(const std::string& generator, int envs = kEnvs) {
+trackgen::TrackGenConfig gen_config(const std::string& generator, int envs = default_envs) {
   trackgen::TrackGenConfig c;
   c.generator = generator;
   c.num_envs = envs;
@@ -71,7 +71,7 @@ TEMPLATE_TEST_CASE("TrackGenerator: bezier and polar batches are valid tracks", 
     const auto h = generate_batch<TestType>(cfg);
     const float hw = cfg.half_width;
     int valid = 0;
-    for (int e = 0; e < kEnvs; ++e) {
+    for (int e = 0; e < default_envs; ++e) {
       INFO("env " << e << " (seed " << e << ")");
       CHECK(h.count[e] > 0);
       CHECK(h.count[e] <= cfg.N_max);
@@ -102,7 +102,7 @@ TEMPLATE_TEST_CASE("TrackGenerator: bezier and polar batches are valid tracks", 
       CHECK(tt::min_nonadjacent(c.data(), n, validity_band(h, e, hw)) >= 1.96 * hw);
       CHECK(h.length[e] == Approx(tt::perimeter(c.data(), n)).epsilon(1e-5));
     }
-    CHECK(valid >= 0.95 * kEnvs);
+    CHECK(valid >= 0.95 * default_envs);
   }
 }
 
@@ -188,10 +188,10 @@ TEMPLATE_TEST_CASE("TrackGenerator: construction errors", "[pipeline][generator]
   bad.half_width = -1.0f;
   CHECK_THROWS_AS(trackgen::TrackGenerator<TestType>(bad, seeds8), trackgen::ConfigError);
   bad = cfg;
-  bad.z_profile = "hilly";
+  bad.z_profile = static_cast<trackgen::ZProfile>(9);
   CHECK_THROWS_AS(trackgen::TrackGenerator<TestType>(bad, seeds8), trackgen::ConfigError);
   bad = cfg;
-  bad.z_profile = "uniform";
+  bad.z_profile = trackgen::ZProfile::uniform;
   bad.z_min = 1.0f;  // above z_max = 0
   CHECK_THROWS_AS(trackgen::TrackGenerator<TestType>(bad, seeds8), trackgen::ConfigError);
   bad = cfg;
@@ -219,7 +219,7 @@ TEMPLATE_TEST_CASE("TrackGenerator: truncation, relax_enable=false, device_bytes
   CHECK(truncated < 16);
 
   const std::size_t track_bytes = 16u * 72u * (5u * sizeof(trackgen::Vec3f) + sizeof(float)) + 16u * 6u * 4u;
-  CHECK(tg.device_bytes() >= track_bytes + tg.buffers().device_bytes());
+  CHECK(tg.device_bytes() >= track_bytes + tg.pipeline_bytes());
 
   auto plain = gen_config("polar", 16);
   plain.relax_enable = false;

@@ -4,8 +4,8 @@
 // finiteness sweep of validate(); per-type Codecs say how a field is written to
 // and read from JSON.
 #include <trackgen/core/config.hpp>
-#include <trackgen/core/elevation.hpp>
 #include <trackgen/core/errors.hpp>
+#include <trackgen/core/geometry.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -29,7 +29,7 @@ using nlohmann::json;
 #define TRACKGEN_CONFIG_FIELD(name) v(#name, c.name)
 
 /// Calls `v(name, member)` for every field of `c` (TrackGenConfig or const
-/// TrackGenConfig), in reference order, under its reference name.
+/// TrackGenConfig), in declaration order, under its JSON name.
 template <class Config, class Visitor>
 void visit_fields(Config& c, Visitor&& v) {
   TRACKGEN_CONFIG_FIELD(generator);
@@ -133,6 +133,12 @@ std::string show(float v) {
 }
 std::string show(int v) { return std::to_string(v); }
 std::string show(const std::string& v) { return '"' + v + '"'; }
+template <class E>
+  requires std::is_enum_v<E>
+std::string show(E v) {
+  const char* name = setting_name(v);
+  return name ? show(std::string(name)) : "(enum value " + std::to_string(static_cast<long long>(v)) + ")";
+}
 std::string show(const FloatRange& r) { return "[" + show(r[0]) + ", " + show(r[1]) + "]"; }
 std::string show(const std::vector<int>& v) {
   std::string s = "[";
@@ -162,7 +168,6 @@ struct Interval {
   }
 };
 constexpr float inf = std::numeric_limits<float>::infinity();
-constexpr float pi = 3.14159265358979323846f;
 /// (lo, +inf)
 constexpr Interval gt(float lo) { return {lo, inf, false, true}; }
 /// [lo, +inf)
@@ -184,15 +189,25 @@ void check_not_below(std::string_view field, T v, std::string_view other, T othe
   require(v >= other_v, field, v, ">= " + std::string(other) + " (" + show(other_v) + ")");
 }
 
+/// "one of \"a\", \"b\"" for the names `allowed`.
+std::string one_of(const std::vector<std::string>& allowed) {
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + show(a);
+  return "one of " + list;
+}
+
 /// A string field equal to one of `allowed`.
 void check_one_of(std::string_view field, const std::string& v, const std::vector<std::string>& allowed) {
-  std::string list;
   bool found = false;
-  for (const auto& a : allowed) {
-    list += (list.empty() ? "" : ", ") + show(a);
-    found = found || a == v;
-  }
-  require(found, field, v, "one of " + list);
+  for (const auto& a : allowed) found = found || a == v;
+  require(found, field, v, one_of(allowed));
+}
+
+/// An enum-like field holding a value of its name table.
+template <class E>
+  requires std::is_enum_v<E>
+void check_one_of(std::string_view field, E v) {
+  require(setting_name(v) != nullptr, field, v, one_of(setting_names<E>()));
 }
 
 /// An optional style range: when set, lo <= hi, and both ends within `in` if given.
@@ -310,6 +325,19 @@ struct Codec<std::vector<int>> {
   static json write(const std::vector<int>& v) { return v; }
 };
 
+/// Enum-like settings: their names in the setting's table.
+template <class E>
+  requires std::is_enum_v<E>
+struct Codec<E> {
+  static std::string type() { return "a string, " + one_of(setting_names<E>()); }
+  static bool holds(const json& j) { return j.is_string(); }
+  static E read(const json& j) { return *parse_setting<E>(j.get<std::string>()); }
+  static json write(E v) {
+    const char* name = setting_name(v);
+    return name ? json(name) : json(nullptr);
+  }
+};
+
 /// Optional fields: null means unset.
 template <class T>
 struct Codec<std::optional<T>> {
@@ -327,7 +355,7 @@ struct Codec<std::optional<T>> {
 void TrackGenConfig::validate(const std::vector<std::string>& available_generators) const {
   visit_fields(*this, [](const char* name, const auto& field) { check_finite(name, field); });
 
-  // The reference's checks, in its order (section 1.2).
+  // The checks of the original system, in its order.
   check_at_least("num_envs", num_envs, 1);
   check("half_width", half_width, gt(0));
   check_at_least("min_num_points", min_num_points, 2);
@@ -336,7 +364,7 @@ void TrackGenConfig::validate(const std::vector<std::string>& available_generato
   check_at_least("num_points_per_segment", num_points_per_segment, 2);
   check_at_least("voronoi_control_points", voronoi_control_points, 6);
   check_not_below("voronoi_num_sites", voronoi_num_sites, "voronoi_control_points", voronoi_control_points);
-  check_one_of("voronoi_site_layout", voronoi_site_layout, {"ring", "void_ring", "clustered", "mixed"});
+  check_one_of("voronoi_site_layout", voronoi_site_layout);
   check("voronoi_radial_variation", voronoi_radial_variation, ge(0));
   check("voronoi_angular_jitter", voronoi_angular_jitter, ge(0));
   check("repulsive_grow_mult_min", repulsive_grow_mult_min, ge(1));
@@ -361,7 +389,7 @@ void TrackGenConfig::validate(const std::vector<std::string>& available_generato
   check_at_least("relax_sep_every", relax_sep_every, 1);
   check_at_least("relax_sep_cache_slots", relax_sep_cache_slots, 0);
   check("relax_sep_cache_skin", relax_sep_cache_skin, ge(0));
-  check_one_of("relax_accel", relax_accel, {"none", "chebyshev"});
+  check_one_of("relax_accel", relax_accel);
   check("relax_cheby_rho", relax_cheby_rho, between(0, 1, "[)"));
   check("relax_cheby_gamma", relax_cheby_gamma, between(0, 1, "(]"));
   check_at_least("relax_cheby_start", relax_cheby_start, 1);
@@ -370,9 +398,9 @@ void TrackGenConfig::validate(const std::vector<std::string>& available_generato
   check_at_least("checkpoint_count", checkpoint_count, 3);
   check_at_least("checkpoint_best_of_k", checkpoint_best_of_k, 1);
   check("checkpoint_radius_min_frac", checkpoint_radius_min_frac, between(0, 1, "[)"));
-  check_one_of("output_mode", output_mode, {"constant_spacing"});
+  check_one_of("output_mode", output_mode);
   check("spacing", resolved_spacing(), gt(0));
-  check_one_of("z_profile", z_profile, {"flat", "uniform", "random_walk", "noise"});
+  check_one_of("z_profile", z_profile);
   check_not_below("z_max", z_max, "z_min", z_min);
   check("z_max_step", z_max_step, ge(0));
   check("z_noise_amplitude", z_noise_amplitude, ge(0));
@@ -380,17 +408,17 @@ void TrackGenConfig::validate(const std::vector<std::string>& available_generato
   check("z_valid_grade", z_valid_grade, ge(0));
   check_at_least("z_control_points", z_control_points, 3);
 
-  // The checks the reference lacks (section 7.2) or leaves to its consumers.
+  // The checks it lacked or left to its consumers (docs/differences.md#validation).
   if (!available_generators.empty()) check_one_of("generator", generator, available_generators);
   check("scale", scale, gt(0));
   check_range("rad_range", rad_range);
   check_range("scale_range", scale_range, gt(0));
   check_range("handle_clamp_frac_range", handle_clamp_frac_range);
   check("checkpoint_angle_jitter", checkpoint_angle_jitter, between(0, 1, "[)"));
-  check("checkpoint_turn_rate", checkpoint_turn_rate, between(0, pi, "(]"));
+  check("checkpoint_turn_rate", checkpoint_turn_rate, between(0, geom::pi_f, "(]"));
   check("checkpoint_steer_gain", checkpoint_steer_gain, between(0, 1, "(]"));
   check("checkpoint_lookahead_frac", checkpoint_lookahead_frac, between(0, 1, "(]"));
-  check_one_of("relax_solver", relax_solver, {"xpbd"});
+  check_one_of("relax_solver", relax_solver);
   check_at_least("relax_iters", relax_iters, 0);
   if (relax_band) check_at_least("relax_band", *relax_band, 1);
   check_at_least("num_points", num_points, 4);
@@ -417,6 +445,12 @@ void from_json(const json& j, TrackGenConfig& c) {
     visit_fields(out, [&](const char* name, auto& field) {
       if (key != name) return;
       using Field = std::decay_t<decltype(field)>;
+      if constexpr (std::is_enum_v<Field>) {
+        if (value.is_string()) {
+          const std::string name = value.get<std::string>();
+          require(parse_setting<Field>(name).has_value(), key, name, one_of(setting_names<Field>()));
+        }
+      }
       if (!Codec<Field>::holds(value)) {
         throw ConfigError("TrackGenConfig." + key + ": " + value.dump(-1, ' ', false, json::error_handler_t::replace) +
                           " has the wrong type; expected " + Codec<Field>::type());
@@ -456,15 +490,6 @@ double as_python_double(float v) {
 
 float TrackGenConfig::resolved_spacing() const {
   return spacing ? *spacing : static_cast<float>(0.6 * as_python_double(half_width));
-}
-
-ZProfile parse_z_profile(const std::string& name, const char* api) {
-  if (name == "flat") return ZProfile::flat;
-  if (name == "uniform") return ZProfile::uniform;
-  if (name == "random_walk") return ZProfile::random_walk;
-  if (name == "noise") return ZProfile::noise;
-  throw ConfigError(std::string(api) + ": z_profile \"" + name +
-                    "\" is not one of \"flat\", \"uniform\", \"random_walk\", \"noise\"");
 }
 
 }  // namespace trackgen

@@ -67,6 +67,11 @@ void info(const std::string& msg) { emit(spdlog::level::info, msg); }
 void warn(const std::string& msg) { emit(spdlog::level::warn, msg); }
 void set_level(const std::string& level) { logger().set_level(parse_level(level)); }
 
+std::string level() {
+  const auto name = spdlog::level::to_string_view(logger().level());
+  return std::string(name.data(), name.size());
+}
+
 Sink set_sink(Sink sink) {
   SinkSlot& slot = sink_slot();
   const std::lock_guard<std::mutex> lock(slot.mutex);

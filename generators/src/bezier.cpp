@@ -1,12 +1,8 @@
-// The `bezier` centerline generator, reference section 2.1: random grid corners,
+// The `bezier` centerline generator (docs/algorithms.md#bezier): random grid corners,
 // angle sort (clockwise), cubic Bezier segments with clamped handles, arc
 // resample to N, and a straight-polygon fallback for envs whose curve crosses
 // itself.
-#include <trackgen/core/errors.hpp>
 #include <trackgen/generators/detail/bezier.hpp>
-#include <trackgen/generators/detail/builtins.hpp>
-
-#include <memory>
 
 namespace trackgen::detail {
 
@@ -70,7 +66,7 @@ void bezier_corners(const LaunchContext<Space>& ctx, const std::string& label, c
 template <class Space>
 void bezier_tangents(const LaunchContext<Space>& ctx, const std::string& label, const BezierParams& p,
                      const DView<std::int32_t, Space>& count, const DView<Vec2f, Space>& corners,
-                     const DView<Vec2f, Space>& tangents, const DView<float, Space>& lmin) {
+                     const DView<Vec2f, Space>& tangents, const DView<float, Space>& shorter_edge) {
   const int P = p.num_slots;
   const float edgy = p.edgy;
   ctx.for_each(
@@ -80,7 +76,7 @@ void bezier_tangents(const LaunchContext<Space>& ctx, const std::string& label, 
         const int m = kmath::clamp(count(e), 1, P);
         if (i >= m) {
           tangents(t) = nan2();
-          lmin(t) = nanf();
+          shorter_edge(t) = nanf();
           return;
         }
         const Vec2f* c = corners.data() + e * P;
@@ -89,7 +85,7 @@ void bezier_tangents(const LaunchContext<Space>& ctx, const std::string& label, 
         const Vec2f u_in = geom::safe_norm2(ci - cp);
         const float pb = kmath::atan(edgy) / geom::pi_f + 0.5f;
         tangents(t) = geom::safe_norm2(pb * u_out + (1.0f - pb) * u_in);
-        lmin(t) = kmath::min(length(cn - ci), length(ci - cp));
+        shorter_edge(t) = kmath::min(length(cn - ci), length(ci - cp));
       });
 }
 
@@ -98,7 +94,7 @@ template <class Space>
 void bezier_assemble(const LaunchContext<Space>& ctx, const std::string& label, const BezierParams& p,
                      const DView<float, Space>& style_rad, const DView<float, Space>& style_clamp,
                      const DView<std::int32_t, Space>& count, const DView<Vec2f, Space>& corners,
-                     const DView<Vec2f, Space>& tangents, const DView<float, Space>& lmin,
+                     const DView<Vec2f, Space>& tangents, const DView<float, Space>& shorter_edge,
                      const DView<Vec2f, Space>& dense) {
   const int P = p.num_slots, npseg = p.npseg, M = p.dense_stride();
   const float const_rad = p.rad[0], const_clamp = p.clamp[0];
@@ -119,8 +115,8 @@ void bezier_assemble(const LaunchContext<Space>& ctx, const std::string& label, 
         const float rad = styled ? style_rad(e) : const_rad;
         const float clamp = styled ? style_clamp(e) : const_clamp;
         const float chord = length(c1 - c0);
-        const float h0 = kmath::min(rad * chord, clamp * lmin(base + i));
-        const float h1 = kmath::min(rad * chord, clamp * lmin(base + i1));
+        const float h0 = kmath::min(rad * chord, clamp * shorter_edge(base + i));
+        const float h1 = kmath::min(rad * chord, clamp * shorter_edge(base + i1));
         const Vec2f p1 = c0 + tangents(base + i) * h0;
         const Vec2f p2 = c1 - tangents(base + i1) * h1;
         const CubicWeights w = cubic_weights(static_cast<float>(s) / static_cast<float>(npseg - 1));
@@ -155,44 +151,37 @@ void bezier_polygon(const LaunchContext<Space>& ctx, const std::string& label, c
 }
 
 template <class Space>
-BezierGenerator<Space>::BezierGenerator(const TrackGenConfig& config, const Space& space)
-    : p_(BezierParams::from_config(config)), prefix_(gen_label("bezier", "")) {
-  const std::string g = "bezier";
+BezierGenerator<Space>::BezierGenerator(const Space& space, const TrackGenConfig& config)
+    : Base("bezier", BezierParams::from_config(config)) {
   const std::size_t E = p_.num_envs, P = p_.num_slots, M = p_.dense_stride();
   const std::size_t S = p_.styled ? E : 0;
-  style_rad_ = gen_view<float>(space, g, "style_rad", S);
-  style_scale_ = gen_view<float>(space, g, "style_scale", S);
-  style_clamp_ = gen_view<float>(space, g, "style_clamp", S);
-  count_ = gen_view<std::int32_t>(space, g, "count", E);
-  raw_ = gen_view<Vec2f>(space, g, "raw_corners", E * P);
-  corners_ = gen_view<Vec2f>(space, g, "corners", E * P);
-  used_ = gen_view<std::int32_t>(space, g, "used", E * P);
-  keys_ = gen_view<std::uint64_t>(space, g, "keys", E * P);
-  tangents_ = gen_view<Vec2f>(space, g, "tangents", E * P);
-  lmin_ = gen_view<float>(space, g, "lmin", E * P);
-  dense_ = gen_view<Vec2f>(space, g, "dense", E * M);
-  poly_ = gen_view<Vec2f>(space, g, "poly", E * M);
-  crossers_ = gen_view<std::int32_t>(space, g, "crossers", E);
-  arc_ = ArcScratch<Space>(space, g, p_.num_envs, p_.dense_stride());
+  style_rad_ = this->template scratch<float>(space, "style_rad", S);
+  style_scale_ = this->template scratch<float>(space, "style_scale", S);
+  style_clamp_ = this->template scratch<float>(space, "style_clamp", S);
+  count_ = this->template scratch<std::int32_t>(space, "count", E);
+  raw_ = this->template scratch<Vec2f>(space, "raw_corners", E * P);
+  corners_ = this->template scratch<Vec2f>(space, "corners", E * P);
+  used_ = this->template scratch<std::int32_t>(space, "used", E * P);
+  keys_ = this->template scratch<std::uint64_t>(space, "keys", E * P);
+  tangents_ = this->template scratch<Vec2f>(space, "tangents", E * P);
+  shorter_edge_ = this->template scratch<float>(space, "shorter_edge", E * P);
+  dense_ = this->template scratch<Vec2f>(space, "dense", E * M);
+  poly_ = this->template scratch<Vec2f>(space, "poly", E * M);
+  crossers_ = this->template scratch<std::int32_t>(space, "crossers", E);
+  arc_ = ArcScratch<Space>(space, "bezier", p_.num_envs, p_.dense_stride());
 }
 
 template <class Space>
 void BezierGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
                                       const Vec2View& out_centerline, const IntView& out_valid) {
-  const std::size_t E = p_.num_envs, N = p_.num_points;
-  if (seeds.extent(0) != E || out_centerline.extent(0) != E * N || out_valid.extent(0) != E) {
-    throw ConfigError("trackgen::bezier::generate: expected seeds [" + std::to_string(E) + "], out_centerline [" +
-                      std::to_string(E * N) + "], out_valid [" + std::to_string(E) + "]; got [" +
-                      std::to_string(seeds.extent(0)) + "], [" + std::to_string(out_centerline.extent(0)) + "], [" +
-                      std::to_string(out_valid.extent(0)) + "]");
-  }
-  const auto region = ctx.region("TrackGen::generators::bezier");
+  const auto region = this->begin_generate(ctx, seeds, out_centerline, out_valid);
   const std::string& x = prefix_;
   if (p_.styled) bezier_style(ctx, x + "style", p_, seeds, style_rad_, style_scale_, style_clamp_);
   bezier_corners(ctx, x + "corners", p_, seeds, style_scale_, count_, raw_, used_);
   sort_by_angle(ctx, x + "sort", count_, raw_, keys_, corners_, p_.num_slots);
-  bezier_tangents(ctx, x + "tangents", p_, count_, corners_, tangents_, lmin_);
-  bezier_assemble(ctx, x + "assemble", p_, style_rad_, style_clamp_, count_, corners_, tangents_, lmin_, dense_);
+  bezier_tangents(ctx, x + "tangents", p_, count_, corners_, tangents_, shorter_edge_);
+  bezier_assemble(ctx, x + "assemble", p_, style_rad_, style_clamp_, count_, corners_, tangents_, shorter_edge_,
+                  dense_);
   arc_resample(ctx, x, dense_, out_centerline, p_.num_points, arc_);
   xcount(ctx, x, out_centerline, p_.num_points, p_.num_points, crossers_);
   bezier_polygon(ctx, x + "polygon", p_, crossers_, count_, corners_, poly_);
@@ -202,28 +191,11 @@ void BezierGenerator<Space>::generate(const LaunchContext<Space>& ctx, const Int
 
 template <class Space>
 std::size_t BezierGenerator<Space>::device_bytes() const {
-  std::size_t b = arc_.bytes();
-  for (const auto* v : {&style_rad_, &style_scale_, &style_clamp_, &lmin_}) b += v->span() * sizeof(float);
-  b += keys_.span() * sizeof(std::uint64_t);
-  for (const auto* v : {&count_, &used_, &crossers_}) b += v->span() * sizeof(std::int32_t);
-  for (const auto* v : {&raw_, &corners_, &tangents_, &dense_, &poly_}) b += v->span() * sizeof(Vec2f);
-  return b;
+  return arc_.bytes() + views_bytes(style_rad_, style_scale_, style_clamp_, count_, raw_, corners_, used_, keys_,
+                                    tangents_, shorter_edge_, dense_, poly_, crossers_);
 }
 
-template <class Space>
-GeneratorSpec<Space> bezier_spec() {
-  GeneratorSpec<Space> spec;
-  spec.name = "bezier";
-  spec.make = [](const TrackGenConfig& config, const Space& space) -> std::unique_ptr<Generator<Space>> {
-    return std::make_unique<BezierGenerator<Space>>(config, space);
-  };
-  spec.capturable = true;
-  return spec;
-}
-
-#define TRACKGEN_INSTANTIATE_BEZIER(S) \
-  template class BezierGenerator<S>;   \
-  template GeneratorSpec<S> bezier_spec<S>();
+#define TRACKGEN_INSTANTIATE_BEZIER(S) template class BezierGenerator<S>;
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_BEZIER)
 
 }  // namespace trackgen::detail

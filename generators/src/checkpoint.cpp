@@ -1,32 +1,26 @@
-// The `checkpoint` centerline generator, reference section 2.5 (CarRacing-style
+// The `checkpoint` centerline generator (docs/algorithms.md#checkpoint, CarRacing-style
 // steering): K candidate rings of C jittered checkpoints per env, a bounded-turn
 // steering walk through each, an additive heading-ramp closure, the candidate
 // with the fewest self-crossings, an optional clip at the first crossing, and
 // NORM(1.44 * scale). Counter-clockwise by construction.
 //
-// Precision: geometry is float as in the reference (checkpoints, the walk's
+// Precision: geometry is float as in the original system (checkpoints, the walk's
 // position and heading, which a feedback loop keeps on course); the sums that
 // must not drift are double: the ring perimeter, the closure's turning sum S,
 // its cumulative headings phi_i, the mean edge, the cumulative positions q_i and
 // their centroid (N = 256 float additions would otherwise leave a closure gap
 // of float-rounding size at the end of the loop), and the clip's loop lengths.
-#include <trackgen/core/errors.hpp>
-#include <trackgen/generators/detail/builtins.hpp>
 #include <trackgen/generators/detail/checkpoint.hpp>
-
-#include <memory>
 
 namespace trackgen::detail {
 
 CheckpointParams CheckpointParams::from_config(const TrackGenConfig& c) {
-  auto fail = [](const std::string& field, const std::string& value, const std::string& rule) {
-    throw ConfigError("trackgen::checkpoint: " + field + " = " + value + " is invalid (" + rule + ")");
-  };
-  if (c.num_envs < 1) fail("num_envs", std::to_string(c.num_envs), "must be >= 1");
-  if (c.num_points < 3) fail("num_points", std::to_string(c.num_points), "must be >= 3");
-  if (c.checkpoint_count < 3) fail("checkpoint_count", std::to_string(c.checkpoint_count), "must be >= 3");
+  check_batch_params(c, "checkpoint", 3);
+  if (c.checkpoint_count < 3) {
+    param_error("checkpoint", "checkpoint_count", std::to_string(c.checkpoint_count), "must be >= 3");
+  }
   if (c.checkpoint_best_of_k < 1) {
-    fail("checkpoint_best_of_k", std::to_string(c.checkpoint_best_of_k), "must be >= 1");
+    param_error("checkpoint", "checkpoint_best_of_k", std::to_string(c.checkpoint_best_of_k), "must be >= 1");
   }
   CheckpointParams p;
   p.num_envs = c.num_envs;
@@ -39,7 +33,7 @@ CheckpointParams CheckpointParams::from_config(const TrackGenConfig& c) {
   p.turn_rate = c.checkpoint_turn_rate;
   p.steer_gain = c.checkpoint_steer_gain;
   p.lookahead_frac = c.checkpoint_lookahead_frac;
-  p.target = 1.44f * c.scale;
+  p.target = normalized_extent * c.scale;
   return p;
 }
 
@@ -51,7 +45,7 @@ template <class Space>
 void checkpoint_rings(const LaunchContext<Space>& ctx, const std::string& label, const CheckpointParams& p,
                       const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& checkpoints) {
   const int C = p.num_checkpoints, K = p.num_candidates;
-  const float sigma = 2.0f * geom::pi_f / static_cast<float>(C);
+  const float sigma = geom::two_pi_f / static_cast<float>(C);
   const float rmin = p.radius_min_frac * 1.0f, jitter = p.angle_jitter;
   ctx.for_each(
       label, static_cast<std::size_t>(p.num_slots()), KOKKOS_LAMBDA(const std::size_t slot) {
@@ -162,7 +156,7 @@ void checkpoint_closure(const LaunchContext<Space>& ctx, const std::string& labe
 /// shared xcount launcher), or -1 without counting when an earlier candidate of
 /// the env has no crossing (it wins every tie, so candidate k cannot be
 /// selected). Launched for k = 0..K-1 in order; the selection is the one of
-/// the reference's XCOUNT of every candidate, at a fraction of the cost (most
+/// the original system's XCOUNT of every candidate, at a fraction of the cost (most
 /// first candidates are crossing-free).
 template <class Space>
 void checkpoint_score(const LaunchContext<Space>& ctx, const std::string& label, const CheckpointParams& p, int k,
@@ -207,14 +201,6 @@ void checkpoint_select(const LaunchContext<Space>& ctx, const std::string& label
       });
 }
 
-/// The clip's tolerance-free crossing predicate: (d1 > 0) != (d2 > 0) and
-/// (d3 > 0) != (d4 > 0), with the orientations of XCOUNT.
-KOKKOS_INLINE_FUNCTION bool clip_crosses(Vec2f ai, Vec2f bi, Vec2f aj, Vec2f bj) {
-  const float d1 = geom::orient(aj, bj, ai), d2 = geom::orient(aj, bj, bi);
-  const float d3 = geom::orient(ai, bi, aj), d4 = geom::orient(ai, bi, bj);
-  return ((d1 > 0.0f) != (d2 > 0.0f)) && ((d3 > 0.0f) != (d4 > 0.0f));
-}
-
 /// Closed polyline length of P followed by the points q[idx(0..n)), double sum.
 template <class Index>
 KOKKOS_INLINE_FUNCTION double clip_loop_length(Vec2f P, const Vec2f* q, int n, const Index& idx) {
@@ -254,7 +240,7 @@ void checkpoint_clip(const LaunchContext<Space>& ctx, const std::string& label, 
               const Vec2f ai = q[i], bi = q[i + 1 < N ? i + 1 : 0];
               const int jend = i == 0 ? N - 1 : N;
               for (int j = i + 2; j < jend; ++j) {
-                if (clip_crosses(ai, bi, q[j], q[j + 1 < N ? j + 1 : 0])) {
+                if (geom::segments_cross_sign(ai, bi, q[j], q[j + 1 < N ? j + 1 : 0])) {
                   acc = kmath::min(acc, std::int64_t(i) * N + j);
                   break;
                 }
@@ -286,38 +272,36 @@ void checkpoint_clip(const LaunchContext<Space>& ctx, const std::string& label, 
 }
 
 template <class Space>
-CheckpointGenerator<Space>::CheckpointGenerator(const TrackGenConfig& config, const Space& space)
-    : p_(CheckpointParams::from_config(config)), prefix_(gen_label("checkpoint", "")) {
-  const std::string g = "checkpoint";
+CheckpointGenerator<Space>::CheckpointGenerator(const Space& space, const TrackGenConfig& config)
+    : Base("checkpoint", CheckpointParams::from_config(config)) {
   const std::size_t E = p_.num_envs, N = p_.num_points, K = p_.num_candidates, C = p_.num_checkpoints;
   const bool multi = K > 1;
-  checkpoints_ = gen_view<Vec2f>(space, g, "checkpoints", E * K * C);
-  cand_ = gen_view<Vec2f>(space, g, "candidates", multi ? E * K * N : 0);
-  cross_ = gen_view<std::int32_t>(space, g, "candidate_crossings", multi ? E * K : 0);
-  clip_buf_ = gen_view<Vec2f>(space, g, "clip", p_.clip ? E * (N + 2) : 0);
-  clip_active_ = gen_view<std::int32_t>(space, g, "clip_active", p_.clip ? E : 0);
-  if (p_.clip) arc_ = ArcScratch<Space>(space, g, p_.num_envs, p_.num_points + 2);
+  checkpoints_ = this->template scratch<Vec2f>(space, "checkpoints", E * K * C);
+  candidates_ = this->template scratch<Vec2f>(space, "candidates", multi ? E * K * N : 0);
+  crossings_ = this->template scratch<std::int32_t>(space, "candidate_crossings", multi ? E * K : 0);
+  clip_loops_ = this->template scratch<Vec2f>(space, "clip", p_.clip ? E * (N + 2) : 0);
+  clipped_ = this->template scratch<std::int32_t>(space, "clip_active", p_.clip ? E : 0);
+  if (p_.clip) arc_ = ArcScratch<Space>(space, "checkpoint", p_.num_envs, p_.num_points + 2);
 }
 
 template <class Space>
 void CheckpointGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
                                           const Vec2View& out_centerline, const IntView& out_valid) {
-  check_generate_args("trackgen::checkpoint::generate", p_.num_envs, p_.num_points, seeds, out_centerline, out_valid);
-  const auto region = ctx.region("TrackGen::generators::checkpoint");
+  const auto region = this->begin_generate(ctx, seeds, out_centerline, out_valid);
   const std::string& x = prefix_;
   const int N = p_.num_points;
   const bool multi = p_.num_candidates > 1;  // construction-time branch
-  const Vec2View rows = multi ? cand_ : out_centerline;
+  const Vec2View rows = multi ? candidates_ : out_centerline;
   checkpoint_rings(ctx, x + "checkpoints", p_, seeds, checkpoints_);
   checkpoint_walk(ctx, x + "walk", p_, checkpoints_, rows);
   checkpoint_closure(ctx, x + "closure", p_, rows);
   if (multi) {
-    for (int k = 0; k < p_.num_candidates; ++k) checkpoint_score(ctx, x + "score", p_, k, cand_, cross_);
-    checkpoint_select(ctx, x + "select", p_, cross_, cand_, out_centerline);
+    for (int k = 0; k < p_.num_candidates; ++k) checkpoint_score(ctx, x + "score", p_, k, candidates_, crossings_);
+    checkpoint_select(ctx, x + "select", p_, crossings_, candidates_, out_centerline);
   }
   if (p_.clip) {  // construction-time branch
-    checkpoint_clip(ctx, x + "clip", p_, out_centerline, clip_buf_, clip_active_);
-    arc_resample_selected(ctx, x, clip_buf_, out_centerline, N, clip_active_, arc_);
+    checkpoint_clip(ctx, x + "clip", p_, out_centerline, clip_loops_, clipped_);
+    arc_resample_selected(ctx, x, clip_loops_, out_centerline, N, clipped_, arc_);
   }
   normalize_bbox(ctx, x, out_centerline, N, N, p_.target);
   fill_valid(ctx, x, out_valid);
@@ -325,24 +309,10 @@ void CheckpointGenerator<Space>::generate(const LaunchContext<Space>& ctx, const
 
 template <class Space>
 std::size_t CheckpointGenerator<Space>::device_bytes() const {
-  return arc_.bytes() + (cross_.span() + clip_active_.span()) * sizeof(std::int32_t) +
-         (checkpoints_.span() + cand_.span() + clip_buf_.span()) * sizeof(Vec2f);
+  return arc_.bytes() + views_bytes(checkpoints_, candidates_, crossings_, clip_loops_, clipped_);
 }
 
-template <class Space>
-GeneratorSpec<Space> checkpoint_spec() {
-  GeneratorSpec<Space> spec;
-  spec.name = "checkpoint";
-  spec.make = [](const TrackGenConfig& config, const Space& space) -> std::unique_ptr<Generator<Space>> {
-    return std::make_unique<CheckpointGenerator<Space>>(config, space);
-  };
-  spec.capturable = true;
-  return spec;
-}
-
-#define TRACKGEN_INSTANTIATE_CHECKPOINT(S) \
-  template class CheckpointGenerator<S>;   \
-  template GeneratorSpec<S> checkpoint_spec<S>();
+#define TRACKGEN_INSTANTIATE_CHECKPOINT(S) template class CheckpointGenerator<S>;
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_CHECKPOINT)
 
 }  // namespace trackgen::detail

@@ -1,23 +1,34 @@
 #include <trackgen/generators/detail/common.hpp>
 
-
 namespace trackgen::detail {
 
-PointFamilyParams PointFamilyParams::from_config(const TrackGenConfig& c, const std::string& generator) {
-  auto fail = [&](const std::string& field, const std::string& value, const std::string& rule) {
-    throw ConfigError("trackgen::" + generator + ": " + field + " = " + value + " is invalid (" + rule + ")");
-  };
-  if (c.num_envs < 1) fail("num_envs", std::to_string(c.num_envs), "must be >= 1");
-  if (c.num_points < 1) fail("num_points", std::to_string(c.num_points), "must be >= 1");
-  if (c.min_num_points < 1) fail("min_num_points", std::to_string(c.min_num_points), "must be >= 1");
-  if (c.max_num_points < c.min_num_points) {
-    fail("max_num_points", std::to_string(c.max_num_points), "must be >= min_num_points");
+void param_error(const std::string& generator, const std::string& field, const std::string& value,
+                 const std::string& rule) {
+  throw ConfigError("trackgen::" + generator + ": " + field + " = " + value + " is invalid (" + rule + ")");
+}
+
+void check_batch_params(const TrackGenConfig& c, const std::string& generator, int min_points) {
+  if (c.num_envs < 1) param_error(generator, "num_envs", std::to_string(c.num_envs), "must be >= 1");
+  if (c.num_points < min_points) {
+    param_error(generator, "num_points", std::to_string(c.num_points), "must be >= " + std::to_string(min_points));
   }
+}
+
+void check_segment_params(const TrackGenConfig& c, const std::string& generator) {
   if (c.num_points_per_segment < 2) {
-    fail("num_points_per_segment", std::to_string(c.num_points_per_segment), "must be >= 2");
+    param_error(generator, "num_points_per_segment", std::to_string(c.num_points_per_segment), "must be >= 2");
   }
+}
+
+PointFamilyParams PointFamilyParams::from_config(const TrackGenConfig& c, const std::string& generator) {
+  check_batch_params(c, generator, 1);
+  if (c.min_num_points < 1) param_error(generator, "min_num_points", std::to_string(c.min_num_points), "must be >= 1");
+  if (c.max_num_points < c.min_num_points) {
+    param_error(generator, "max_num_points", std::to_string(c.max_num_points), "must be >= min_num_points");
+  }
+  check_segment_params(c, generator);
   if (!(c.min_point_distance > 0.0f && c.min_point_distance <= 0.5f)) {
-    fail("min_point_distance", std::to_string(c.min_point_distance), "must be in (0, 0.5]");
+    param_error(generator, "min_point_distance", std::to_string(c.min_point_distance), "must be in (0, 0.5]");
   }
   PointFamilyParams p;
   p.num_envs = c.num_envs;
@@ -25,7 +36,7 @@ PointFamilyParams PointFamilyParams::from_config(const TrackGenConfig& c, const 
   p.num_slots = c.max_num_points;
   p.npseg = c.num_points_per_segment;
   p.min_num_points = c.min_num_points;
-  // The reference evaluates int(1 / (2 * min_point_distance)) in double on its
+  // The original system evaluates int(1 / (2 * min_point_distance)) in double on its
   // Python float; see as_python_double for why the float field is not used as is.
   p.num_cells = static_cast<int>(1.0 / (2.0 * as_python_double(c.min_point_distance)));
   p.cell_size = 2.0f * c.min_point_distance;
@@ -43,8 +54,7 @@ ArcScratch<Space>::ArcScratch(const Space& space, const std::string& gen, int nu
 
 template <class Space>
 std::size_t ArcScratch<Space>::bytes() const {
-  return real.span() * sizeof(Vec2f) + seg.span() * sizeof(float) + cum.span() * sizeof(float) +
-         num_real.span() * sizeof(std::int32_t);
+  return views_bytes(real, seg, cum, num_real);
 }
 
 // The kernels behind the public launchers.
@@ -190,16 +200,18 @@ void sort_by_angle(const LaunchContext<Space>& ctx, const std::string& label, co
 }
 
 template <class Space>
-void closed_curve_dense(const LaunchContext<Space>& ctx, const std::string& label, ClosedCurve kind,
-                        const DView<Vec2f, Space>& ctrl, int ctrl_stride, const DView<std::int32_t, Space>& count,
-                        int segments, int npseg, bool include_end, const DView<std::int32_t, Space>& active,
+void closed_curve_dense(const LaunchContext<Space>& ctx, const std::string& label, const DenseSampling& sampling,
+                        const ControlLoops<Space>& loops, const DView<std::int32_t, Space>& active,
                         const DView<Vec2f, Space>& dense) {
-  const std::size_t R = static_cast<std::size_t>(segments) * npseg;
+  const int npseg = sampling.npseg, ctrl_stride = loops.stride;
+  const std::size_t R = static_cast<std::size_t>(sampling.segments) * npseg;
   const std::size_t CS = static_cast<std::size_t>(ctrl_stride);
+  const auto ctrl = loops.points;
+  const auto count = loops.count;
   const bool fixed = count.extent(0) == 0;
   const bool all = active.extent(0) == 0;
-  const bool linear = kind == ClosedCurve::linear;
-  const float den = static_cast<float>(include_end ? npseg - 1 : npseg);
+  const bool linear = sampling.curve == ClosedCurve::linear;
+  const float den = static_cast<float>(sampling.include_end ? npseg - 1 : npseg);
   const std::size_t num_envs = R > 0 ? dense.extent(0) / R : 0;
   ctx.for_each(
       label, num_envs * R, KOKKOS_LAMBDA(const std::size_t t) {
@@ -282,9 +294,8 @@ void fill_valid(const LaunchContext<Space>& ctx, const std::string& prefix,
                                    const DView<std::int32_t, S>&, const DView<std::int32_t, S>&);                      \
   template void sort_by_angle<S>(const LaunchContext<S>&, const std::string&, const DView<std::int32_t, S>&,           \
                                  const DView<Vec2f, S>&, const DView<std::uint64_t, S>&, const DView<Vec2f, S>&, int); \
-  template void closed_curve_dense<S>(const LaunchContext<S>&, const std::string&, ClosedCurve,                        \
-                                      const DView<Vec2f, S>&, int, const DView<std::int32_t, S>&, int, int, bool,      \
-                                      const DView<std::int32_t, S>&, const DView<Vec2f, S>&);                          \
+  template void closed_curve_dense<S>(const LaunchContext<S>&, const std::string&, const DenseSampling&,             \
+                                      const ControlLoops<S>&, const DView<std::int32_t, S>&, const DView<Vec2f, S>&);  \
   template void normalize_bbox<S>(const LaunchContext<S>&, const std::string&, const DView<Vec2f, S>&, int, int,       \
                                   float);                                                                              \
   template void fill_valid<S>(const LaunchContext<S>&, const std::string&, const DView<std::int32_t, S>&);

@@ -1,4 +1,4 @@
-// The `hull` centerline generator, reference section 2.2: random grid corners
+// The `hull` centerline generator (docs/algorithms.md#hull): random grid corners
 // (the bezier sampler with its own salts), angle sort (clockwise), displaced edge
 // midpoints, a closed Catmull-Rom spline through the 2m augmented points, arc
 // resample to N, and linear fallbacks for envs whose spline crosses itself.
@@ -22,8 +22,9 @@
 //     hull_displacement * |M - C|. For hull_displacement < 1 the moved point
 //     stays on that ray, whose angle lies between those of v_i and v_{i+1}: the
 //     augmented loop is in monotone angular order too and simple by 2. (The
-//     reference's caveat, reference 7.2, bites only from hull_displacement >= 1
-//     on, where a midpoint can be pushed through C; fallback 2 covers that.)
+//     caveat of docs/differences.md#generators bites only from
+//     hull_displacement >= 1 on, where a midpoint can be pushed through C;
+//     fallback 2 covers that.)
 //  4. ARC puts the N output points on such a boundary in boundary order, hence
 //     in monotone angular order around C with one full turn. The output loop
 //     is therefore star-shaped about C again, by 2., as long as consecutive
@@ -35,11 +36,7 @@
 // Steps 4 and 5 are arguments about rounding and an unlikely geometry, not
 // proofs, so the output of fallback-2 envs is counted once more
 // (residual_crossing) instead of being trusted.
-#include <trackgen/core/errors.hpp>
-#include <trackgen/generators/detail/builtins.hpp>
 #include <trackgen/generators/detail/hull.hpp>
-
-#include <memory>
 
 namespace trackgen::detail {
 
@@ -110,47 +107,46 @@ void hull_displace(const LaunchContext<Space>& ctx, const std::string& label, co
 }
 
 template <class Space>
-HullGenerator<Space>::HullGenerator(const TrackGenConfig& config, const Space& space)
-    : p_(HullParams::from_config(config)), prefix_(gen_label("hull", "")) {
-  const std::string g = "hull";
+HullGenerator<Space>::HullGenerator(const Space& space, const TrackGenConfig& config)
+    : Base("hull", HullParams::from_config(config)) {
   const std::size_t E = p_.num_envs, P = p_.num_slots;
-  count_ = gen_view<std::int32_t>(space, g, "count", E);
-  raw_ = gen_view<Vec2f>(space, g, "raw_corners", E * P);
-  used_ = gen_view<std::int32_t>(space, g, "used", E * P);
-  keys_ = gen_view<std::uint64_t>(space, g, "keys", E * P);
-  sorted_ = gen_view<Vec2f>(space, g, "sorted", E * P);
-  aug_ = gen_view<Vec2f>(space, g, "aug", E * p_.aug_stride());
-  aug_count_ = gen_view<std::int32_t>(space, g, "aug_count", E);
-  dense_ = gen_view<Vec2f>(space, g, "dense", E * p_.dense_stride());
-  crossers_ = gen_view<std::int32_t>(space, g, "crossers", E);
-  fallback_crossing_ = gen_view<std::int32_t>(space, g, "fallback_crossing", E);
-  residual_crossing_ = gen_view<std::int32_t>(space, g, "residual_crossing", E);
-  arc_ = ArcScratch<Space>(space, g, p_.num_envs, p_.dense_stride());
+  count_ = this->template scratch<std::int32_t>(space, "count", E);
+  raw_ = this->template scratch<Vec2f>(space, "raw_corners", E * P);
+  used_ = this->template scratch<std::int32_t>(space, "used", E * P);
+  keys_ = this->template scratch<std::uint64_t>(space, "keys", E * P);
+  sorted_ = this->template scratch<Vec2f>(space, "sorted", E * P);
+  aug_ = this->template scratch<Vec2f>(space, "aug", E * p_.aug_stride());
+  aug_count_ = this->template scratch<std::int32_t>(space, "aug_count", E);
+  dense_ = this->template scratch<Vec2f>(space, "dense", E * p_.dense_stride());
+  crossers_ = this->template scratch<std::int32_t>(space, "crossers", E);
+  fallback_crossing_ = this->template scratch<std::int32_t>(space, "fallback_crossing", E);
+  residual_crossing_ = this->template scratch<std::int32_t>(space, "residual_crossing", E);
+  arc_ = ArcScratch<Space>(space, "hull", p_.num_envs, p_.dense_stride());
 }
 
 template <class Space>
 void HullGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
                                     const Vec2View& out_centerline, const IntView& out_valid) {
-  check_generate_args("trackgen::hull::generate", p_.num_envs, p_.num_points, seeds, out_centerline, out_valid);
-  const auto region = ctx.region("TrackGen::generators::hull");
+  const auto region = this->begin_generate(ctx, seeds, out_centerline, out_valid);
   const std::string& x = prefix_;
   const int P = p_.num_slots, A = p_.aug_stride(), N = p_.num_points, npseg = p_.npseg;
   const IntView all;  // extent 0: every env
+  const ControlLoops<Space> augmented{aug_, A, aug_count_}, corners{sorted_, P, count_};
   hull_corners(ctx, x + "corners", p_, seeds, count_, raw_, used_);
   sort_by_angle(ctx, x + "sort", count_, raw_, keys_, sorted_, P);
   hull_displace(ctx, x + "displace", p_, seeds, count_, sorted_, aug_, aug_count_);
   // Step 5: closed uniform Catmull-Rom over the 2m augmented points, u = s/(npseg-1).
-  closed_curve_dense(ctx, x + "spline", ClosedCurve::catmull_rom, aug_, A, aug_count_, A, npseg, true, all, dense_);
+  const DenseSampling spline{ClosedCurve::catmull_rom, A, npseg, true}, linear{ClosedCurve::linear, A, npseg, true};
+  closed_curve_dense(ctx, x + "spline", spline, augmented, all, dense_);
   arc_resample(ctx, x, dense_, out_centerline, N, arc_);
   xcount(ctx, x, out_centerline, N, N, crossers_);
-  // Fallback 1 (reference step 7): the linear augmented loop, crossers only.
-  closed_curve_dense(ctx, x + "fallback", ClosedCurve::linear, aug_, A, aug_count_, A, npseg, true, crossers_, dense_);
+  // Fallback 1 (step 7 of docs/algorithms.md#hull): the linear augmented loop, crossers only.
+  closed_curve_dense(ctx, x + "fallback", linear, augmented, crossers_, dense_);
   arc_resample_selected(ctx, x, dense_, out_centerline, N, crossers_, arc_);
   xcount_selected(ctx, x, out_centerline, N, N, crossers_, fallback_crossing_);
   // Fallback 2: the sorted corner polygon (simple, see the top of this file),
   // for the envs whose fallback 1 still crosses.
-  closed_curve_dense(ctx, x + "corner_polygon", ClosedCurve::linear, sorted_, P, count_, A, npseg, true,
-                     fallback_crossing_, dense_);
+  closed_curve_dense(ctx, x + "corner_polygon", linear, corners, fallback_crossing_, dense_);
   arc_resample_selected(ctx, x, dense_, out_centerline, N, fallback_crossing_, arc_);
   xcount_selected(ctx, x, out_centerline, N, N, fallback_crossing_, residual_crossing_);
   fill_valid(ctx, x, out_valid);
@@ -158,28 +154,11 @@ void HullGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntVi
 
 template <class Space>
 std::size_t HullGenerator<Space>::device_bytes() const {
-  std::size_t b = arc_.bytes() + keys_.span() * sizeof(std::uint64_t);
-  for (const auto* v : {&count_, &used_, &aug_count_, &crossers_, &fallback_crossing_, &residual_crossing_}) {
-    b += v->span() * sizeof(std::int32_t);
-  }
-  for (const auto* v : {&raw_, &sorted_, &aug_, &dense_}) b += v->span() * sizeof(Vec2f);
-  return b;
+  return arc_.bytes() + views_bytes(count_, raw_, used_, keys_, sorted_, aug_, aug_count_, dense_, crossers_,
+                                    fallback_crossing_, residual_crossing_);
 }
 
-template <class Space>
-GeneratorSpec<Space> hull_spec() {
-  GeneratorSpec<Space> spec;
-  spec.name = "hull";
-  spec.make = [](const TrackGenConfig& config, const Space& space) -> std::unique_ptr<Generator<Space>> {
-    return std::make_unique<HullGenerator<Space>>(config, space);
-  };
-  spec.capturable = true;
-  return spec;
-}
-
-#define TRACKGEN_INSTANTIATE_HULL(S) \
-  template class HullGenerator<S>;   \
-  template GeneratorSpec<S> hull_spec<S>();
+#define TRACKGEN_INSTANTIATE_HULL(S) template class HullGenerator<S>;
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_HULL)
 
 }  // namespace trackgen::detail

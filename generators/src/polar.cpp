@@ -1,45 +1,25 @@
-// The `polar` centerline generator, reference section 2.3: K jittered knots
+// The `polar` centerline generator (docs/algorithms.md#polar): K jittered knots
 // around the unit circle (radial then angular draw per knot), a periodic
 // Catmull-Rom through them, arc resample to N and bbox normalization to
-// 1.44 * scale. Counter-clockwise by construction; no crossing fallback.
-#include <trackgen/core/errors.hpp>
-#include <trackgen/generators/detail/builtins.hpp>
-#include <trackgen/generators/detail/common.hpp>
-
-#include <memory>
+// normalized_extent * scale. Counter-clockwise by construction; no crossing
+// fallback.
+#include <trackgen/generators/detail/polar.hpp>
 
 namespace trackgen::detail {
 
-/// The polar generator's parameters, resolved on the host from a config.
-struct PolarParams {
-  int num_envs = 0;
-  int num_points = 0;  ///< N
-  int num_knots = 0;   ///< K = max(polar_num_knots, 4)
-  int npseg = 0;
-  float radial_jitter = 0.0f;   ///< clamped to [0, 0.85]
-  float angular_jitter = 0.0f;  ///< clamped to [0, 0.45]
-  float target = 0.0f;          ///< 1.44 * scale
-
-  static PolarParams from_config(const TrackGenConfig& c) {
-    auto fail = [](const std::string& field, const std::string& value, const std::string& rule) {
-      throw ConfigError("trackgen::polar: " + field + " = " + value + " is invalid (" + rule + ")");
-    };
-    if (c.num_envs < 1) fail("num_envs", std::to_string(c.num_envs), "must be >= 1");
-    if (c.num_points < 1) fail("num_points", std::to_string(c.num_points), "must be >= 1");
-    if (c.num_points_per_segment < 2) {
-      fail("num_points_per_segment", std::to_string(c.num_points_per_segment), "must be >= 2");
-    }
-    PolarParams p;
-    p.num_envs = c.num_envs;
-    p.num_points = c.num_points;
-    p.num_knots = kmath::max(c.polar_num_knots, 4);
-    p.npseg = c.num_points_per_segment;
-    p.radial_jitter = kmath::clamp(c.polar_radial_jitter, 0.0f, 0.85f);
-    p.angular_jitter = kmath::clamp(c.polar_angular_jitter, 0.0f, 0.45f);
-    p.target = 1.44f * c.scale;
-    return p;
-  }
-};
+PolarParams PolarParams::from_config(const TrackGenConfig& c) {
+  check_batch_params(c, "polar", 1);
+  check_segment_params(c, "polar");
+  PolarParams p;
+  p.num_envs = c.num_envs;
+  p.num_points = c.num_points;
+  p.num_knots = kmath::max(c.polar_num_knots, 4);
+  p.npseg = c.num_points_per_segment;
+  p.radial_jitter = kmath::clamp(c.polar_radial_jitter, 0.0f, 0.85f);
+  p.angular_jitter = kmath::clamp(c.polar_angular_jitter, 0.0f, 0.45f);
+  p.target = normalized_extent * c.scale;
+  return p;
+}
 
 /// Step 1, thread per env: per knot i, dr = (2u - 1) rj then da = (2u - 1) aj;
 /// r = max(1 + dr, 0.1), theta = 2 pi (i + da) / K.
@@ -56,7 +36,7 @@ void polar_controls(const LaunchContext<Space>& ctx, const std::string& label, c
           const float dr = (2.0f * randf(st) - 1.0f) * rj;
           const float da = (2.0f * randf(st) - 1.0f) * aj;
           const float r = 1.0f * kmath::max(1.0f + dr, 0.1f);
-          const float theta = 2.0f * geom::pi_f * (static_cast<float>(i) + da) / static_cast<float>(K);
+          const float theta = geom::two_pi_f * (static_cast<float>(i) + da) / static_cast<float>(K);
           c[i] = Vec2f{r * kmath::cos(theta), r * kmath::sin(theta)};
         }
       });
@@ -79,63 +59,30 @@ void polar_dense(const LaunchContext<Space>& ctx, const std::string& label, cons
       });
 }
 
-/// Reference 2.3. Launch sequence of generate() (sizes for E envs):
-///   controls (E) . dense (E*K*npseg) . arc_scan (E) . arc_lookup (E*N) .
-///   normalize (E teams) . valid (E).
 template <class Space>
-class PolarGenerator final : public Generator<Space> {
- public:
-  using IntView = DView<std::int32_t, Space>;
-  using Vec2View = DView<Vec2f, Space>;
-
-  PolarGenerator(const TrackGenConfig& config, const Space& space)
-      : p_(PolarParams::from_config(config)),
-        prefix_(gen_label("polar", "")),
-        controls_(gen_view<Vec2f>(space, "polar", "controls", std::size_t(p_.num_envs) * p_.num_knots)),
-        dense_(gen_view<Vec2f>(space, "polar", "dense", std::size_t(p_.num_envs) * p_.num_knots * p_.npseg)),
-        arc_(space, "polar", p_.num_envs, p_.num_knots * p_.npseg) {}
-
-  void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
-                const IntView& out_valid) override {
-    const std::size_t E = p_.num_envs, N = p_.num_points;
-    if (seeds.extent(0) != E || out_centerline.extent(0) != E * N || out_valid.extent(0) != E) {
-      throw ConfigError("trackgen::polar::generate: expected seeds [" + std::to_string(E) + "], out_centerline [" +
-                        std::to_string(E * N) + "], out_valid [" + std::to_string(E) + "]; got [" +
-                        std::to_string(seeds.extent(0)) + "], [" + std::to_string(out_centerline.extent(0)) + "], [" +
-                        std::to_string(out_valid.extent(0)) + "]");
-    }
-    const auto region = ctx.region("TrackGen::generators::polar");
-    polar_controls(ctx, prefix_ + "controls", p_, seeds, controls_);
-    polar_dense(ctx, prefix_ + "dense", p_, controls_, dense_);
-    arc_resample(ctx, prefix_, dense_, out_centerline, p_.num_points, arc_);
-    normalize_bbox(ctx, prefix_, out_centerline, p_.num_points, p_.num_points, p_.target);
-    fill_valid(ctx, prefix_, out_valid);
-  }
-
-  std::size_t device_bytes() const override {
-    return arc_.bytes() + (controls_.span() + dense_.span()) * sizeof(Vec2f);
-  }
-
- private:
-  PolarParams p_;
-  std::string prefix_;
-  Vec2View controls_;  ///< [E*K]
-  Vec2View dense_;     ///< [E*K*npseg]
-  ArcScratch<Space> arc_;
-};
+PolarGenerator<Space>::PolarGenerator(const Space& space, const TrackGenConfig& config)
+    : Base("polar", PolarParams::from_config(config)),
+      controls_(this->template scratch<Vec2f>(space, "controls", std::size_t(p_.num_envs) * p_.num_knots)),
+      dense_(this->template scratch<Vec2f>(space, "dense", std::size_t(p_.num_envs) * p_.num_knots * p_.npseg)),
+      arc_(space, "polar", p_.num_envs, p_.num_knots * p_.npseg) {}
 
 template <class Space>
-GeneratorSpec<Space> polar_spec() {
-  GeneratorSpec<Space> spec;
-  spec.name = "polar";
-  spec.make = [](const TrackGenConfig& config, const Space& space) -> std::unique_ptr<Generator<Space>> {
-    return std::make_unique<PolarGenerator<Space>>(config, space);
-  };
-  spec.capturable = true;
-  return spec;
+void PolarGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
+                                     const Vec2View& out_centerline, const IntView& out_valid) {
+  const auto region = this->begin_generate(ctx, seeds, out_centerline, out_valid);
+  polar_controls(ctx, prefix_ + "controls", p_, seeds, controls_);
+  polar_dense(ctx, prefix_ + "dense", p_, controls_, dense_);
+  arc_resample(ctx, prefix_, dense_, out_centerline, p_.num_points, arc_);
+  normalize_bbox(ctx, prefix_, out_centerline, p_.num_points, p_.num_points, p_.target);
+  fill_valid(ctx, prefix_, out_valid);
 }
 
-#define TRACKGEN_INSTANTIATE_POLAR(S) template GeneratorSpec<S> polar_spec<S>();
+template <class Space>
+std::size_t PolarGenerator<Space>::device_bytes() const {
+  return arc_.bytes() + views_bytes(controls_, dense_);
+}
+
+#define TRACKGEN_INSTANTIATE_POLAR(S) template class PolarGenerator<S>;
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_POLAR)
 
 }  // namespace trackgen::detail

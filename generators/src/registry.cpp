@@ -1,5 +1,12 @@
+// The generator registry: one map of specs per execution space, holding the
+// built-in generators from first use on.
 #include <trackgen/core/errors.hpp>
-#include <trackgen/generators/detail/builtins.hpp>
+#include <trackgen/generators/detail/bezier.hpp>
+#include <trackgen/generators/detail/checkpoint.hpp>
+#include <trackgen/generators/detail/hull.hpp>
+#include <trackgen/generators/detail/polar.hpp>
+#include <trackgen/generators/detail/repulsive.hpp>
+#include <trackgen/generators/detail/voronoi.hpp>
 
 #include <algorithm>
 #include <map>
@@ -14,9 +21,13 @@ struct Registry {
   std::map<std::string, GeneratorSpec<Space>> specs;
 
   Registry() {
-    for (auto spec : {detail::bezier_spec<Space>(), detail::polar_spec<Space>(), detail::hull_spec<Space>(),
-                      detail::voronoi_spec<Space>(), detail::checkpoint_spec<Space>(),
-                      detail::repulsive_spec<Space>()}) {
+    using namespace detail;
+    for (auto spec : {builtin_spec<BezierGenerator<Space>, Space>("bezier"),
+                      builtin_spec<PolarGenerator<Space>, Space>("polar"),
+                      builtin_spec<HullGenerator<Space>, Space>("hull"),
+                      builtin_spec<VoronoiGenerator<Space>, Space>("voronoi"),
+                      builtin_spec<CheckpointGenerator<Space>, Space>("checkpoint"),
+                      builtin_spec<RepulsiveGenerator<Space>, Space>("repulsive", CaptureClass::BOUNDED)}) {
       specs.emplace(spec.name, std::move(spec));
     }
   }
@@ -58,7 +69,7 @@ const GeneratorSpec<Space>& get_generator(const std::string& name) {
     for (const auto& [n, s] : r.specs) names.push_back(n);
     throw ConfigError("trackgen::get_generator: unknown generator '" + name + "'; available: " + join(names));
   }
-  return it->second;  // std::map nodes are stable: the reference outlives later registrations
+  return it->second;  // std::map nodes are stable: the returned spec outlives later registrations
 }
 
 template <class Space>

@@ -1,45 +1,26 @@
-// The `voronoi` centerline generator, reference section 2.4 (site field /
+// The `voronoi` centerline generator (docs/algorithms.md#voronoi, site field /
 // angular-snap graph cycle): S random sites in one of four layouts, K anchors
 // advancing counter-clockwise with a harmonic radius profile, each snapped to
 // the cheapest unused site, one Chaikin pass, a closed Catmull-Rom spline, arc
 // resample to N and NORM(1.44 * scale); envs whose spline crosses itself take
 // the linear Chaikin loop, then every env is normalized again.
-#include <trackgen/core/errors.hpp>
-#include <trackgen/generators/detail/builtins.hpp>
 #include <trackgen/generators/detail/voronoi.hpp>
-
-#include <memory>
 
 namespace trackgen::detail {
 
 namespace {
-constexpr float kBox = 2.0f;  ///< L, the site box side
-constexpr float kTwoPi = 2.0f * geom::pi_f;
+constexpr float box_side = 2.0f;  ///< L, the side of the square the sites are drawn in
 }  // namespace
 
-VoronoiLayout voronoi_layout(const std::string& name) {
-  if (name == "ring") return VoronoiLayout::ring;
-  if (name == "void_ring") return VoronoiLayout::void_ring;
-  if (name == "clustered") return VoronoiLayout::clustered;
-  if (name == "mixed") return VoronoiLayout::mixed;
-  throw ConfigError("trackgen::voronoi: voronoi_site_layout = '" + name +
-                    "' is invalid (must be one of ring, void_ring, clustered, mixed)");
-}
-
 VoronoiParams VoronoiParams::from_config(const TrackGenConfig& c) {
-  auto fail = [](const std::string& field, const std::string& value, const std::string& rule) {
-    throw ConfigError("trackgen::voronoi: " + field + " = " + value + " is invalid (" + rule + ")");
-  };
-  if (c.num_envs < 1) fail("num_envs", std::to_string(c.num_envs), "must be >= 1");
-  if (c.num_points < 1) fail("num_points", std::to_string(c.num_points), "must be >= 1");
-  if (c.num_points_per_segment < 2) {
-    fail("num_points_per_segment", std::to_string(c.num_points_per_segment), "must be >= 2");
-  }
+  check_batch_params(c, "voronoi", 1);
+  check_segment_params(c, "voronoi");
   if (c.voronoi_control_points < 3) {
-    fail("voronoi_control_points", std::to_string(c.voronoi_control_points), "must be >= 3");
+    param_error("voronoi", "voronoi_control_points", std::to_string(c.voronoi_control_points), "must be >= 3");
   }
   if (c.voronoi_num_sites < c.voronoi_control_points) {
-    fail("voronoi_num_sites", std::to_string(c.voronoi_num_sites), "must be >= voronoi_control_points");
+    param_error("voronoi", "voronoi_num_sites", std::to_string(c.voronoi_num_sites),
+                "must be >= voronoi_control_points");
   }
   VoronoiParams p;
   p.num_envs = c.num_envs;
@@ -47,19 +28,19 @@ VoronoiParams VoronoiParams::from_config(const TrackGenConfig& c) {
   p.num_sites = c.voronoi_num_sites;
   p.num_anchors = c.voronoi_control_points;
   p.npseg = c.num_points_per_segment;
-  p.layout = voronoi_layout(c.voronoi_site_layout);
+  p.layout = c.voronoi_site_layout;
   const float boost = p.layout == VoronoiLayout::void_ring   ? 1.10f
                       : p.layout == VoronoiLayout::clustered ? 1.16f
                       : p.layout == VoronoiLayout::mixed     ? 1.06f
                                                              : 1.00f;
   p.amplitude = kmath::clamp(c.voronoi_radial_variation * boost, 0.0f, 0.85f);
   p.angular_jitter = c.voronoi_angular_jitter;
-  p.target = 1.44f * c.scale;
+  p.target = normalized_extent * c.scale;
   return p;
 }
 
 /// Step 1, thread per env, stream seed * 8171 + 19: cluster phase and radial
-/// first (always), then per site the layout's draws (reference 2.4 step 1).
+/// first (always), then per site the layout's draws.
 /// Also stores each site's polar coordinates for the snap and clears `used`.
 template <class Space>
 void voronoi_sites(const LaunchContext<Space>& ctx, const std::string& label, const VoronoiParams& p,
@@ -69,10 +50,10 @@ void voronoi_sites(const LaunchContext<Space>& ctx, const std::string& label, co
   const VoronoiLayout layout = p.layout;
   ctx.for_each(
       label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
-        constexpr float L = kBox;
+        constexpr float L = box_side;
         constexpr float rmin = 0.14f * L, rmax = 0.52f * L;
         std::uint32_t st = stream(seeds(e), salt::voronoi_sites);
-        const float cluster_phase = kTwoPi * randf(st);
+        const float cluster_phase = geom::two_pi_f * randf(st);
         const float cluster_radial = 0.24f * L + 0.10f * L * randf(st);
         const std::size_t base = e * static_cast<std::size_t>(S);
         for (int i = 0; i < S; ++i) {
@@ -81,10 +62,10 @@ void voronoi_sites(const LaunchContext<Space>& ctx, const std::string& label, co
           Vec2f site{0.0f, 0.0f};
           if (layout == VoronoiLayout::clustered) {
             const int cluster = kmath::min(static_cast<int>(kmath::floor(6.0f * randf(st))), 5);
-            const float ctheta = cluster_phase + kTwoPi * static_cast<float>(cluster) / 6.0f;
+            const float ctheta = cluster_phase + geom::two_pi_f * static_cast<float>(cluster) / 6.0f;
             const float cr = cluster_radial * (0.82f + 0.30f * randf(st));
             const Vec2f centre{cr * kmath::cos(ctheta), cr * kmath::sin(ctheta)};
-            const float theta = kTwoPi * randf(st);
+            const float theta = geom::two_pi_f * randf(st);
             const float noise_r = 0.025f * L + 0.080f * L * randf(st);
             const Vec2f q = centre + noise_r * Vec2f{kmath::cos(theta), kmath::sin(theta)};
             if (randf(st) < 0.22f) {
@@ -100,7 +81,7 @@ void voronoi_sites(const LaunchContext<Space>& ctx, const std::string& label, co
           }
           if (!placed) {
             if (annulus) {
-              const float theta = kTwoPi * randf(st);
+              const float theta = geom::two_pi_f * randf(st);
               const float r = kmath::sqrt(rmin * rmin + randf(st) * (rmax * rmax - rmin * rmin));
               site = Vec2f{r * kmath::cos(theta), r * kmath::sin(theta)};
             } else {
@@ -124,14 +105,14 @@ void voronoi_targets(const LaunchContext<Space>& ctx, const std::string& label, 
                      const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& targets) {
   const int K = p.num_anchors;
   const float A = p.amplitude, aj = p.angular_jitter;
-  const float sigma = kTwoPi / static_cast<float>(K);
+  const float sigma = geom::two_pi_f / static_cast<float>(K);
   ctx.for_each(
       label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
-        constexpr float L = kBox;
+        constexpr float L = box_side;
         std::uint32_t st = stream(seeds(e), salt::voronoi_anchors);
-        const float rotation = kTwoPi * randf(st);
+        const float rotation = geom::two_pi_f * randf(st);
         float phi[4];
-        for (float& f : phi) f = kTwoPi * randf(st);
+        for (float& f : phi) f = geom::two_pi_f * randf(st);
         Vec2f* t = targets.data() + e * static_cast<std::size_t>(K);
         for (int i = 0; i < K; ++i) {
           const float jit = (2.0f * randf(st) - 1.0f) * aj;
@@ -157,9 +138,9 @@ void voronoi_anchors(const LaunchContext<Space>& ctx, const std::string& label, 
                      const DView<std::int32_t, Space>& anchor_site, const DView<Vec2f, Space>& selected) {
   using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
   const int S = p.num_sites, K = p.num_anchors;
-  const float sigma = kTwoPi / static_cast<float>(K);
+  const float sigma = geom::two_pi_f / static_cast<float>(K);
   const float ang_scale = kmath::max(sigma, 1e-6f);
-  const float rad_scale = kmath::max(0.13f * kBox, 1e-6f);
+  const float rad_scale = kmath::max(0.13f * box_side, 1e-6f);
   ctx.for_each_team(
       label, p.num_envs, 0, KOKKOS_LAMBDA(const member_type& team) {
         const std::size_t e = static_cast<std::size_t>(team.league_rank());
@@ -183,7 +164,7 @@ void voronoi_anchors(const LaunchContext<Space>& ctx, const std::string& label, 
                 // already loses to this thread's best cannot win or tie:
                 // skipping it leaves the minimum unchanged and saves the sin,
                 // cos and atan2 of almost every site.
-                const float dw = d - kTwoPi * kmath::floor(d / kTwoPi + 0.5f);
+                const float dw = d - geom::two_pi_f * kmath::floor(d / geom::two_pi_f + 0.5f);
                 const float lo = kmath::max(kmath::fabs(dw) - 1e-4f, 0.0f);
                 if (compat::sort_key(lo / ang_scale + radial + penalty, j) > acc) return;
                 const float cost = kmath::fabs(geom::wrap_angle(d)) / ang_scale + radial + penalty;
@@ -219,41 +200,40 @@ void voronoi_chaikin(const LaunchContext<Space>& ctx, const std::string& label, 
 }
 
 template <class Space>
-VoronoiGenerator<Space>::VoronoiGenerator(const TrackGenConfig& config, const Space& space)
-    : p_(VoronoiParams::from_config(config)), prefix_(gen_label("voronoi", "")) {
-  const std::string g = "voronoi";
+VoronoiGenerator<Space>::VoronoiGenerator(const Space& space, const TrackGenConfig& config)
+    : Base("voronoi", VoronoiParams::from_config(config)) {
   const std::size_t E = p_.num_envs, S = p_.num_sites, K = p_.num_anchors;
-  sites_ = gen_view<Vec2f>(space, g, "sites", E * S);
-  site_polar_ = gen_view<Vec2f>(space, g, "site_polar", E * S);
-  used_ = gen_view<std::int32_t>(space, g, "used", E * S);
-  targets_ = gen_view<Vec2f>(space, g, "targets", E * K);
-  anchor_site_ = gen_view<std::int32_t>(space, g, "anchor_site", E * K);
-  selected_ = gen_view<Vec2f>(space, g, "selected", E * K);
-  aug_ = gen_view<Vec2f>(space, g, "aug", E * p_.aug_stride());
-  dense_ = gen_view<Vec2f>(space, g, "dense", E * p_.dense_stride());
-  crossers_ = gen_view<std::int32_t>(space, g, "crossers", E);
-  arc_ = ArcScratch<Space>(space, g, p_.num_envs, p_.dense_stride());
+  sites_ = this->template scratch<Vec2f>(space, "sites", E * S);
+  site_polar_ = this->template scratch<Vec2f>(space, "site_polar", E * S);
+  used_ = this->template scratch<std::int32_t>(space, "used", E * S);
+  targets_ = this->template scratch<Vec2f>(space, "targets", E * K);
+  anchor_site_ = this->template scratch<std::int32_t>(space, "anchor_site", E * K);
+  selected_ = this->template scratch<Vec2f>(space, "selected", E * K);
+  aug_ = this->template scratch<Vec2f>(space, "aug", E * p_.aug_stride());
+  dense_ = this->template scratch<Vec2f>(space, "dense", E * p_.dense_stride());
+  crossers_ = this->template scratch<std::int32_t>(space, "crossers", E);
+  arc_ = ArcScratch<Space>(space, "voronoi", p_.num_envs, p_.dense_stride());
 }
 
 template <class Space>
 void VoronoiGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
                                        const Vec2View& out_centerline, const IntView& out_valid) {
-  check_generate_args("trackgen::voronoi::generate", p_.num_envs, p_.num_points, seeds, out_centerline, out_valid);
-  const auto region = ctx.region("TrackGen::generators::voronoi");
+  const auto region = this->begin_generate(ctx, seeds, out_centerline, out_valid);
   const std::string& x = prefix_;
   const int A = p_.aug_stride(), N = p_.num_points, npseg = p_.npseg;
-  const IntView none;  // extent 0: fixed counts / every env
+  const IntView all;  // extent 0: every env
+  const ControlLoops<Space> chaikin{aug_, A, IntView()};  // every env has A points
   voronoi_sites(ctx, x + "sites", p_, seeds, sites_, site_polar_, used_);
   voronoi_targets(ctx, x + "targets", p_, seeds, targets_);
   voronoi_anchors(ctx, x + "anchors", p_, sites_, site_polar_, used_, targets_, anchor_site_, selected_);
   voronoi_chaikin(ctx, x + "chaikin", p_, selected_, aug_);
   // Step 4: dense closed Catmull-Rom over the 2K Chaikin points, u = s/npseg.
-  closed_curve_dense(ctx, x + "spline", ClosedCurve::catmull_rom, aug_, A, none, A, npseg, false, none, dense_);
+  closed_curve_dense(ctx, x + "spline", {ClosedCurve::catmull_rom, A, npseg, false}, chaikin, all, dense_);
   arc_resample(ctx, x, dense_, out_centerline, N, arc_);
   normalize_bbox(ctx, x, out_centerline, N, N, p_.target);
   xcount(ctx, x, out_centerline, N, N, crossers_);
   // Step 6: the linear Chaikin loop for the crossers, then NORM on every env.
-  closed_curve_dense(ctx, x + "fallback", ClosedCurve::linear, aug_, A, none, A, npseg, false, crossers_, dense_);
+  closed_curve_dense(ctx, x + "fallback", {ClosedCurve::linear, A, npseg, false}, chaikin, crossers_, dense_);
   arc_resample_selected(ctx, x, dense_, out_centerline, N, crossers_, arc_);
   normalize_bbox(ctx, x, out_centerline, N, N, p_.target);
   fill_valid(ctx, x, out_valid);
@@ -261,26 +241,11 @@ void VoronoiGenerator<Space>::generate(const LaunchContext<Space>& ctx, const In
 
 template <class Space>
 std::size_t VoronoiGenerator<Space>::device_bytes() const {
-  std::size_t b = arc_.bytes();
-  for (const auto* v : {&used_, &anchor_site_, &crossers_}) b += v->span() * sizeof(std::int32_t);
-  for (const auto* v : {&sites_, &site_polar_, &targets_, &selected_, &aug_, &dense_}) b += v->span() * sizeof(Vec2f);
-  return b;
+  return arc_.bytes() + views_bytes(sites_, site_polar_, used_, targets_, anchor_site_, selected_, aug_, dense_,
+                                    crossers_);
 }
 
-template <class Space>
-GeneratorSpec<Space> voronoi_spec() {
-  GeneratorSpec<Space> spec;
-  spec.name = "voronoi";
-  spec.make = [](const TrackGenConfig& config, const Space& space) -> std::unique_ptr<Generator<Space>> {
-    return std::make_unique<VoronoiGenerator<Space>>(config, space);
-  };
-  spec.capturable = true;
-  return spec;
-}
-
-#define TRACKGEN_INSTANTIATE_VORONOI(S) \
-  template class VoronoiGenerator<S>;   \
-  template GeneratorSpec<S> voronoi_spec<S>();
+#define TRACKGEN_INSTANTIATE_VORONOI(S) template class VoronoiGenerator<S>;
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_VORONOI)
 
 }  // namespace trackgen::detail

@@ -31,8 +31,6 @@ void to_json(nlohmann::json& j, const BatchStats& s) {
                      {"gen_ms_per_call", s.gen_ms_per_call}};
 }
 
-namespace detail {
-
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
@@ -42,7 +40,6 @@ double percentile(std::vector<double> v, double q) {
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
-}  // namespace detail
 
 namespace detail::metrics {
 
@@ -80,10 +77,10 @@ double mean(const std::vector<double>& v) {
 }  // namespace
 
 template <class Space>
-BatchMetrics<Space>::BatchMetrics(int num_envs, int n_max, MetricsParams params, Space space)
+BatchMetrics<Space>::BatchMetrics(const Space& space, int num_envs, int n_max, MetricsParams params)
     : ctx_(space),
-      post_(num_envs, n_max, params, space),
-      pre_(num_envs, n_max, params, space),
+      post_(space, num_envs, n_max, params),
+      pre_(space, num_envs, n_max, params),
       disp_(Kokkos::view_alloc(space, label("metrics", "displacement")), std::size_t(num_envs)) {}
 
 template <class Space>
@@ -95,7 +92,7 @@ BatchStats BatchMetrics<Space>::compute(const Track<memory_space>& track, const 
                       ", n_max = " + std::to_string(track.n_max()) + "; expected " + std::to_string(E) + ", " +
                       std::to_string(N));
   }
-  Kokkos::Profiling::pushRegion("TrackGen::metrics::batch_stats");
+  const auto region = ctx_.region("TrackGen::metrics::batch_stats");
   post_.compute(track.center, track.count);
   pre_.compute(pre_chain, track.count);
   detail::metrics::launch_displacement(ctx_, post_.result(), pre_.result(), N, disp_);
@@ -105,21 +102,23 @@ BatchStats BatchMetrics<Space>::compute(const Track<memory_space>& track, const 
   const auto disp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), disp_);
   const auto count = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), track.count);
   const auto valid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), track.valid);
+  const TrackCounts counts = track_counts(track);
 
   BatchStats s;
   s.num_envs = E;
+  s.num_valid = counts.num_valid;
+  s.yield = counts.yield();
   s.gen_ms_per_call = ms_per_call;
   const auto pre_n = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pre_.result().num_points);
   int pre_crossing = 0;
   // Displacement: one mean over the points of every measured env, valid or not
-  // (reference 5.2 step 3: pooled, not a mean of per-env means); the per-env
-  // mean times its point count restores the env's sum.
+  // (pooled, not a mean of per-env means, docs/algorithms.md#batch-statistics);
+  // the per-env mean times its point count restores the env's sum.
   double disp_sum = 0.0;
   long long disp_points = 0;
   std::vector<double> len, compact, chic, straight, peak, lap;
   for (int e = 0; e < E; ++e) {
     const bool ok = valid(e) != 0;
-    s.num_valid += ok ? 1 : 0;
     // count >= 4 and every one of the first count centerline points finite
     const int c = count(e);
     if (c < 4 || hp.num_points(e) != std::min(c, N)) continue;
@@ -136,14 +135,13 @@ BatchStats BatchMetrics<Space>::compute(const Track<memory_space>& track, const 
     lap.push_back(hp.lap_time(e));
   }
   s.num_measured = static_cast<int>(compact.size());
-  s.yield = static_cast<double>(s.num_valid) / E;
   s.pre_relax_self_intersection_rate = static_cast<double>(pre_crossing) / E;
   s.xpbd_displacement = disp_points > 0 ? disp_sum / static_cast<double>(disp_points) : 0.0;
   s.mean_length = mean(len);
   s.mean_compactness = mean(compact);
-  s.compactness_p10 = detail::percentile(compact, 10.0);
-  s.compactness_p50 = detail::percentile(compact, 50.0);
-  s.compactness_p90 = detail::percentile(compact, 90.0);
+  s.compactness_p10 = percentile(compact, 10.0);
+  s.compactness_p50 = percentile(compact, 50.0);
+  s.compactness_p90 = percentile(compact, 90.0);
   const auto degenerate = std::count_if(compact.begin(), compact.end(), [](double v) { return v > 0.90; });
   s.compactness_degenerate_rate =
       compact.empty() ? 0.0 : static_cast<double>(degenerate) / static_cast<double>(compact.size());
@@ -152,7 +150,6 @@ BatchStats BatchMetrics<Space>::compute(const Track<memory_space>& track, const 
   s.straight_frac = mean(straight);
   s.peak_curvature = mean(peak);
   s.lap_time = mean(lap);
-  Kokkos::Profiling::popRegion();
   return s;
 }
 

@@ -107,7 +107,7 @@ void launch_track_metrics(const LaunchContext<Space>& ctx, const DView<const P, 
           num_points(e) = n;
           perimeter(e) = perim;
           area(e) = a;
-          compactness(e) = perim > 0.0 ? 4.0 * geom::pi_d * a / (perim * perim) : 0.0;
+          compactness(e) = detail::metrics::compactness(a, perim);
           mean_curvature(e) = mean_k;
           peak_curvature(e) = peak;
           chicanes(e) = chicane_count(turn.data() + base, n, min_turn);
@@ -136,8 +136,8 @@ Kokkos::View<T*, Kokkos::HostSpace> host_copy(const Space& space, const Kokkos::
 }  // namespace detail::metrics
 
 template <class Space>
-TrackMetrics<Space>::TrackMetrics(int num_envs, int stride, MetricsParams params, Space space)
-    : ctx_(std::move(space)), num_envs_(num_envs), stride_(stride), params_(params) {
+TrackMetrics<Space>::TrackMetrics(const Space& space, int num_envs, int stride, MetricsParams params)
+    : ctx_(space), num_envs_(num_envs), stride_(stride), params_(params) {
   const std::string api = "trackgen::TrackMetrics";
   if (num_envs < 1) throw ConfigError(api + ": num_envs must be >= 1, got " + std::to_string(num_envs));
   if (stride < 1) throw ConfigError(api + ": stride must be >= 1, got " + std::to_string(stride));
@@ -194,22 +194,12 @@ void check_inputs(const TrackMetrics<Space>& m, const DView<const P, Space>& poi
 }  // namespace
 
 template <class Space>
-auto TrackMetrics<Space>::compute_impl(const const_view<Vec2f>& points, const const_view<std::int32_t>& count)
+template <class P>
+auto TrackMetrics<Space>::compute_impl(const const_view<P>& points, const const_view<std::int32_t>& count)
     -> const result_type& {
   check_inputs(*this, points, count);
-  Kokkos::Profiling::pushRegion("TrackGen::metrics::compute");
-  detail::metrics::launch_track_metrics<Space, Vec2f>(ctx_, points, count, num_envs_, stride_, params_, result_);
-  Kokkos::Profiling::popRegion();
-  return result_;
-}
-
-template <class Space>
-auto TrackMetrics<Space>::compute_impl(const const_view<Vec3f>& points, const const_view<std::int32_t>& count)
-    -> const result_type& {
-  check_inputs(*this, points, count);
-  Kokkos::Profiling::pushRegion("TrackGen::metrics::compute");
-  detail::metrics::launch_track_metrics<Space, Vec3f>(ctx_, points, count, num_envs_, stride_, params_, result_);
-  Kokkos::Profiling::popRegion();
+  const auto region = ctx_.region("TrackGen::metrics::compute");
+  detail::metrics::launch_track_metrics<Space, P>(ctx_, points, count, num_envs_, stride_, params_, result_);
   return result_;
 }
 
@@ -237,7 +227,12 @@ MetricsResult<Kokkos::HostSpace> TrackMetrics<Space>::to_host() const {
   return h;
 }
 
-#define TRACKGEN_INSTANTIATE_METRICS(S) template class TrackMetrics<S>;
+#define TRACKGEN_INSTANTIATE_METRICS(S)                                                                     \
+  template class TrackMetrics<S>;                                                                           \
+  template auto TrackMetrics<S>::compute_impl(const const_view<Vec2f>&, const const_view<std::int32_t>&)    \
+      -> const result_type&;                                                                                \
+  template auto TrackMetrics<S>::compute_impl(const const_view<Vec3f>&, const const_view<std::int32_t>&)    \
+      -> const result_type&;
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_METRICS)
 #undef TRACKGEN_INSTANTIATE_METRICS
 

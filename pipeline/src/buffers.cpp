@@ -1,5 +1,5 @@
-// PipelineBuffers (reference 3.8), the host-side constants of the stages and the
-// Chebyshev schedule.
+// PipelineBuffers (docs/design.md#buffers), the host-side constants of the stages
+// and the Chebyshev schedule.
 #include "pipeline_detail.hpp"
 
 #include <trackgen/core/errors.hpp>
@@ -11,8 +11,6 @@
 namespace trackgen {
 namespace {
 
-using detail::view_bytes;
-
 /// Slots per bead of the separation cache (0: no cache, i.e. relax_sep_cache_slots
 /// is 0 or the broadphase is refreshed every sweep).
 int cache_slots_of(const TrackGenConfig& c) {
@@ -20,9 +18,10 @@ int cache_slots_of(const TrackGenConfig& c) {
 }
 
 /// Elevation knots per env (0 unless the z profile is knot-based).
-int z_knots_of(const TrackGenConfig& c) {
-  return z_uses_knots(parse_z_profile(c.z_profile, "trackgen::PipelineBuffers")) ? c.z_control_points : 0;
-}
+int z_knots_of(const TrackGenConfig& c) { return z_uses_knots(c.z_profile) ? c.z_control_points : 0; }
+
+/// Whether the relaxation blends Chebyshev steps.
+bool chebyshev_of(const TrackGenConfig& c) { return c.relax_accel == RelaxAccel::chebyshev; }
 
 }  // namespace
 
@@ -37,14 +36,12 @@ PipelineConstants pipeline_constants(const TrackGenConfig& c) {
   k.target = static_cast<float>(target);
   k.cache_radius = static_cast<float>(target * (1.0 + as_python_double(c.relax_sep_cache_skin)));
   k.r_min = static_cast<float>(hw * (1.0 + margin));
-  k.sep_relax = c.relax_sep_relax;
-  k.spc_relax = c.relax_spc_relax;
-  k.bend_relax = c.relax_bend_relax;
+  k.weights = {c.relax_sep_relax, c.relax_spc_relax, c.relax_bend_relax};
   k.cheby_gamma = c.relax_cheby_gamma;
   k.min_thickness = static_cast<float>((1.0 - as_python_double(c.relax_tol)) * hw);
   k.turning_tol = c.turning_tol;
   k.w_floor = c.w_floor;
-  k.z.profile = parse_z_profile(c.z_profile, "trackgen::pipeline_constants");
+  k.z.profile = c.z_profile;
   k.z.base = c.z_base;
   k.z.min = c.z_min;
   k.z.max = c.z_max;
@@ -54,13 +51,13 @@ PipelineConstants pipeline_constants(const TrackGenConfig& c) {
   k.z.knots = c.z_control_points;
   k.z_valid_grade = c.z_valid_grade;
   k.use_cache = cache_slots_of(c) > 0;
-  k.chebyshev = c.relax_accel == "chebyshev";
+  k.chebyshev = chebyshev_of(c);
   return k;
 }
 
 std::vector<float> chebyshev_schedule(const TrackGenConfig& c) {
   std::vector<float> w;
-  if (c.relax_accel != "chebyshev" || c.relax_iters <= c.relax_cheby_start) return w;
+  if (!chebyshev_of(c) || c.relax_iters <= c.relax_cheby_start) return w;
   const double rho2 = as_python_double(c.relax_cheby_rho) * as_python_double(c.relax_cheby_rho);
   double prev = 1.0;
   for (int j = 0; j < c.relax_iters - c.relax_cheby_start; ++j) {
@@ -72,12 +69,12 @@ std::vector<float> chebyshev_schedule(const TrackGenConfig& c) {
 }
 
 template <class Space>
-PipelineBuffers<Space>::PipelineBuffers(const TrackGenConfig& c, const Space& space)
+PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig& c)
     : num_envs_(c.num_envs),
       num_points_(c.num_points),
       n_max_(c.N_max),
       cache_slots_(cache_slots_of(c)),
-      chebyshev_(c.relax_accel == "chebyshev"),
+      chebyshev_(chebyshev_of(c)),
       border_check_(c.validity_border_check),
       z_knots_(z_knots_of(c)),
       relax_iters_(c.relax_iters),
@@ -161,9 +158,7 @@ void PipelineBuffers<Space>::check(const TrackGenConfig& c, const char* api) con
   if (c.N_max != n_max_) fail("N_max", c.N_max, n_max_);
   const int slots = cache_slots_of(c);
   if (slots != cache_slots_) fail("relax_sep_cache_slots (effective)", slots, cache_slots_);
-  if ((c.relax_accel == "chebyshev") != chebyshev_) {
-    fail("relax_accel == \"chebyshev\"", c.relax_accel == "chebyshev", chebyshev_);
-  }
+  if (chebyshev_of(c) != chebyshev_) fail("relax_accel == \"chebyshev\"", chebyshev_of(c), chebyshev_);
   if (c.validity_border_check != border_check_) fail("validity_border_check", c.validity_border_check, border_check_);
   const int knots = z_knots_of(c);
   if (knots != z_knots_) fail("z_control_points (knots of the z profile)", knots, z_knots_);

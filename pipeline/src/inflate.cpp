@@ -1,4 +1,5 @@
-// Inflation and validity (reference 3.5, 3.6) with the elevation profiles (3.7).
+// Inflation and validity (docs/algorithms.md#inflation, docs/algorithms.md#validity)
+// with the elevation profiles (docs/algorithms.md#elevation).
 //
 // Kernels:
 //  - inflate::reuniformize: resample_uniform of the relax output into ctr2.
@@ -23,17 +24,17 @@
 //    Float results are produced by exactly one thread each, sums in a fixed
 //    order: nothing depends on team size or scheduling.
 //
-// Lift rules (3.5 step 8): flat keeps the plan-view tangent (t.x, t.y, 0) and
+// Lift rules: flat keeps the plan-view tangent (t.x, t.y, 0) and
 // arc length and puts every point, padding included, at z_base; a non-flat
 // profile gives the cross-section one z (so |outer - center| = hw in plan view),
-// padding z = 0, 3D tangents and arc length, and planar normals. The reference
+// padding z = 0, 3D tangents and arc length, and planar normals. The original system
 // accumulates the 3D arc length in float32; here it is float64 like the 2D one.
 //
-// Thickness band: the reference recomputes SEPBAND(perimeter / count, 2 hw) from
+// Thickness band: the original system recomputes SEPBAND(perimeter / count, 2 hw) from
 // the re-uniformized chain and ignores a relax_band override, so a track relaxed
 // with an overridden band could be judged with another one. Here, when
 // relax_band is set, validity uses that band (the one the relaxation used);
-// otherwise the reference's band from the final geometry.
+// otherwise the original system's band from the final geometry.
 #include "pipeline_detail.hpp"
 
 namespace trackgen {
@@ -101,6 +102,9 @@ struct InflateKernel {
     return true;
   }
 
+  // Long (about 140 lines) on purpose: one team kernel whose phases (listed at
+  // the top of this file) are separated by team barriers and share the env's
+  // per-point scratch; each phase is a block below.
   KOKKOS_FUNCTION void operator()(const detail::TeamMember<Space>& team) const {
     const int e = team.league_rank();
     const std::size_t base = static_cast<std::size_t>(e) * n_max;

@@ -49,21 +49,27 @@ struct GatherSeeds {
   }
 };
 
-/// Copies lane row j (every Track field and cs_center) into env ids[first + j],
-/// for the lane slots the round covers. One thread per (slot, point).
+/// Copies lane row j (every Track field, and the generator output and
+/// constant-spacing chain of the pipeline scratch) into env ids[first + j], for
+/// the lane slots the round covers. One thread per (slot, point) of the longer
+/// of the two strides.
 template <class Space>
 struct ScatterRows {
   using M = typename Space::memory_space;
   DView<std::int32_t, Space> ids, count;
   Track<M> lane, out;
-  DView<Vec2f, Space> lane_cs, out_cs;
+  DView<Vec2f, Space> lane_cs, out_cs, lane_gen, out_gen;
   int first = 0;
   int n_max = 0;
+  int num_points = 0;
+  int stride = 0;  // max(n_max, num_points)
 
   KOKKOS_FUNCTION void operator()(const int t) const {
-    const int j = t / n_max, i = t % n_max;
+    const int j = t / stride, i = t % stride;
     if (first + j >= count(0)) return;
     const int e = ids(first + j);
+    if (i < num_points) out_gen(std::size_t(e) * num_points + i) = lane_gen(std::size_t(j) * num_points + i);
+    if (i >= n_max) return;
     const std::size_t src = static_cast<std::size_t>(j) * n_max + i;
     const std::size_t dst = static_cast<std::size_t>(e) * n_max + i;
     out.outer(dst) = lane.outer(src);
@@ -101,9 +107,9 @@ MaskedLane<Space>::MaskedLane(const Space& space, const TrackGenConfig& config, 
       count_(Kokkos::view_alloc(space, label("pipeline", "lane_count")), 1),
       flags_(Kokkos::view_alloc(space, label("pipeline", "lane_round_flags")), static_cast<std::size_t>(rounds_) + 1),
       seeds_(Kokkos::view_alloc(space, label("pipeline", "lane_seeds")), static_cast<std::size_t>(lanes)),
-      generator_(spec.make(config_, space)),
-      buffers_(config_, space),
-      track_(lanes, config.N_max) {
+      generator_(spec.make(space, config_)),
+      buffers_(space, config_),
+      track_(space, lanes, config.N_max) {
   for (std::size_t r = 0; r < flags_.extent(0); ++r) {
     round_flags_.push_back(Kokkos::subview(flags_, std::make_pair(r, r + 1)));
   }
@@ -118,7 +124,7 @@ void MaskedLane<Space>::compact(const LaunchContext<Space>& ctx, const IntView& 
 
 template <class Space>
 void MaskedLane<Space>::regenerate(const LaunchContext<Space>& ctx, const IntView& seed_buf, track_type& track,
-                                   const DView<Vec2f, Space>& cs_center,
+                                   PipelineBuffers<Space>& buffers,
                                    const std::function<void(const LaunchContext<Space>&)>& whole_batch) {
   for (int r = 0; r < rounds_; ++r) {
     const int first = r * lanes_;
@@ -127,8 +133,11 @@ void MaskedLane<Space>::regenerate(const LaunchContext<Space>& ctx, const IntVie
                  GatherSeeds<Space>{ids_, count_, seed_buf, seeds_, first});
       generator_->generate(c, seeds_, buffers_.gen_centerline, buffers_.gen_valid);
       run_pipeline(c, config_, buffers_, seeds_, track_);
-      ScatterRows<Space> s{ids_, count_, track_, track, buffers_.cs_center, cs_center, first, config_.N_max};
-      c.for_each("TrackGen::pipeline::lane::scatter", static_cast<std::size_t>(lanes_) * config_.N_max, s);
+      const int stride = std::max(config_.N_max, config_.num_points);
+      ScatterRows<Space> s{ids_,   count_,          track_,       track,       buffers_.cs_center, buffers.cs_center,
+                           buffers_.gen_centerline, buffers.gen_centerline, first,  config_.N_max, config_.num_points,
+                           stride};
+      c.for_each("TrackGen::pipeline::lane::scatter", static_cast<std::size_t>(lanes_) * stride, s);
     });
   }
   ctx.skip_unless(round_flags_[static_cast<std::size_t>(rounds_)], whole_batch);
@@ -137,7 +146,7 @@ void MaskedLane<Space>::regenerate(const LaunchContext<Space>& ctx, const IntVie
 template <class Space>
 std::size_t MaskedLane<Space>::device_bytes() const {
   return view_bytes(ids_) + view_bytes(count_) + view_bytes(flags_) + view_bytes(seeds_) + buffers_.device_bytes() +
-         (generator_ ? generator_->device_bytes() : 0) + track_bytes(track_);
+         (generator_ ? generator_->device_bytes() : 0) + track_.bytes();
 }
 
 #define TRACKGEN_INSTANTIATE_MASKED_LANE(S) template class MaskedLane<S>;

@@ -14,8 +14,9 @@
 //     seeds of envs ids[r*B .. r*B + B) into the lane's seed buffer (slots past
 //     count repeat the round's first env, so the lane always runs real seeds),
 //     run the generator and the pipeline on the lane's own buffers (a B-env
-//     batch), and scatter the lane's rows back into the Track (and cs_center)
-//     of the envs the round covers;
+//     batch), and scatter the lane's rows back into the Track (and the
+//     generator output and constant-spacing chain of the pipeline scratch) of
+//     the envs the round covers;
 //  3. the fallback (skipped unless flagged): the whole batch, as a generation
 //     without the lane (the masked envs' effective seeds are already updated).
 // At most R + 1 device-side skips per generation, whatever the batch size.
@@ -71,9 +72,9 @@ class MaskedLane {
   /// Regenerates the listed envs: one round per lane batch, each skipped on the
   /// device unless needed, or `whole_batch(ctx)` (the producer's body) when too
   /// many are listed. `seed_buf` holds the batch's effective seeds, `track` and
-  /// `cs_center` are the producer's outputs.
+  /// `buffers` are the producer's output and scratch.
   void regenerate(const LaunchContext<Space>& ctx, const IntView& seed_buf, track_type& track,
-                  const DView<Vec2f, Space>& cs_center,
+                  PipelineBuffers<Space>& buffers,
                   const std::function<void(const LaunchContext<Space>&)>& whole_batch);
 
   int lanes() const { return lanes_; }

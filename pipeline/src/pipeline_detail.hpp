@@ -23,29 +23,6 @@ constexpr int env_team_size() {
 template <class Space>
 using TeamMember = typename Kokkos::TeamPolicy<Space>::member_type;
 
-/// Bytes of the allocation behind View `v` (its span, padding included).
-template <class V>
-std::size_t view_bytes(const V& v) {
-  return v.span() * sizeof(typename V::value_type);
-}
-
-/// Bytes of every field of Track `t`.
-template <class M>
-std::size_t track_bytes(const Track<M>& t) {
-  return view_bytes(t.outer) + view_bytes(t.center) + view_bytes(t.inner) + view_bytes(t.tangent) +
-         view_bytes(t.normal) + view_bytes(t.arclen) + view_bytes(t.length) + view_bytes(t.valid) +
-         view_bytes(t.count) + view_bytes(t.winding) + view_bytes(t.truncated) + view_bytes(t.sep_overflow);
-}
-
-/// Opens a Kokkos profiling region for the lifetime of the object.
-class ProfilingRegion {
- public:
-  explicit ProfilingRegion(const char* name) { Kokkos::Profiling::pushRegion(name); }
-  ~ProfilingRegion() { Kokkos::Profiling::popRegion(); }
-  ProfilingRegion(const ProfilingRegion&) = delete;
-  ProfilingRegion& operator=(const ProfilingRegion&) = delete;
-};
-
 /// Throws ConfigError (naming `api`) unless `config` matches the buffers and the
 /// Track has their shape.
 template <class Space>
@@ -60,7 +37,7 @@ void check_inputs(const PipelineBuffers<Space>& buffers, const TrackGenConfig& c
 }
 
 /// Sentinel of "no non-band pair" in the squared-distance minimum of the
-/// thickness test (the reference starts sep_min at 1e30).
+/// thickness test (the original system starts sep_min at 1e30).
 inline constexpr float no_pair_d2 = 3.0e38f;
 
 }  // namespace trackgen::detail

@@ -1,13 +1,13 @@
-// Relaxation (reference 3.3, 3.4): band/L0 setup and the PBD-style Jacobi solve
-// with separation, spacing and bending, the cached broadphase, Chebyshev
-// acceleration, the Taubin tail and the spacing polish.
+// Relaxation (docs/algorithms.md#relaxation): band/L0 setup and the PBD-style
+// Jacobi solve with separation, spacing and bending, the cached broadphase,
+// Chebyshev acceleration, the Taubin tail and the spacing polish.
 //
 // Kernels:
 //  - relax::band_l0: thread per env, O(count) scan (float64 perimeter).
 //  - relax::solve: ONE team kernel, a team per env, running every sweep of the
 //    solve for its env. Within a sweep each team thread updates one bead from
-//    the read buffer into the write buffer (Jacobi, exactly the reference's
-//    per-bead kernel); sweeps, cache refreshes and buffer rotations are separated
+//    the read buffer into the write buffer (Jacobi, exactly the original
+//    system's per-bead kernel); sweeps, cache refreshes and buffer rotations are separated
 //    by team barriers. The launch sequence and the rotation depend only on the
 //    config, so the kernel is capturable. Every bead value is computed by one
 //    thread with a fixed operation order (separation candidates in ascending
@@ -45,14 +45,41 @@ struct BandL0Kernel {
 
 enum class SepMode { none, dense, cached };
 
+/// The sweep schedule of the solve: fixed by the config, the same for every env.
+struct RelaxSchedule {
+  int iters = 0;          ///< relax_iters
+  int sep_every = 1;      ///< relax_sep_every
+  int slots = 0;          ///< separation cache slots per bead
+  int cheby_start = 0;    ///< relax_cheby_start
+  int smooth_passes = 0;  ///< Taubin passes
+  int spacing_iters = 0;  ///< spacing-only polish sweeps
+  bool use_cache = false;
+  bool chebyshev = false;
+};
+
+/// The distances of the solve.
+struct RelaxDistances {
+  float target = 0;        ///< separation target 2 hw (1 + margin)
+  float cache_radius = 0;  ///< broadphase radius
+  float r_min = 0;         ///< bending radius guard
+};
+
+/// One env's chain as a sweep sees it: its real bead count, separation band
+/// and rest length.
+struct EnvChain {
+  int count;
+  int band;
+  float rest_length;
+};
+
 template <class Space>
 struct RelaxSolveKernel {
   using CacheView = typename PipelineBuffers<Space>::CacheView;
 
-  DView<Vec2f, Space> in;       // cs_center
-  DView<Vec2f, Space> buf_a;    // relaxed
-  DView<Vec2f, Space> buf_b;    // relax_swap
-  DView<Vec2f, Space> buf_c;    // cheb_prev (empty without Chebyshev)
+  DView<Vec2f, Space> input;    // cs_center
+  DView<Vec2f, Space> chain_a;  // relaxed
+  DView<Vec2f, Space> chain_b;  // relax_swap
+  DView<Vec2f, Space> chain_c;  // cheb_prev (empty without Chebyshev)
   DView<int, Space> count;
   DView<int, Space> band;
   DView<float, Space> l0;
@@ -63,30 +90,22 @@ struct RelaxSolveKernel {
   DView<int, Space> sep_overflow;  // Track [E]
 
   int n_max = 0;
-  int iters = 0;
-  int sep_every = 1;
-  int slots = 0;
-  int cheby_start = 0;
-  int smooth_passes = 0;
-  int spacing_iters = 0;
-  bool use_cache = false;
-  bool chebyshev = false;
-  float target = 0;
-  float cache_r = 0;
-  float r_min = 0;
-  float sr = 0;
-  float pr = 0;
-  float br = 0;
-  float gamma = 0;
+  RelaxSchedule schedule;
+  RelaxDistances dist;
+  RelaxWeights weights;
+  float cheby_gamma = 0;
 
-  /// One Jacobi update of real bead i (reference 3.4.1) reading chain x.
+  /// One Jacobi update of real bead i (docs/algorithms.md#relaxation) of env
+  /// chain `env`, reading chain x, with constraint weights `w`.
   ///
-  /// The reference's AABB quick reject (|dx| < target and |dy| < target) is
-  /// implied by the float test |d|^2 < target^2 (rounding is monotonic:
+  /// The original system's AABB quick reject (|dx| < target and |dy| < target)
+  /// is implied by the float test |d|^2 < target^2 (rounding is monotonic:
   /// fl(dx^2) <= fl(dx^2 + dy^2) < fl(t^2) gives |dx| < t), so it is left out:
   /// same candidates, same results, fewer unpredictable branches.
-  KOKKOS_INLINE_FUNCTION Vec2f step_bead(const Vec2f* x, int i, int ne, int band_e, float l0_e, std::size_t bead,
-                                         SepMode mode, float sr_k, float br_k) const {
+  KOKKOS_INLINE_FUNCTION Vec2f step_bead(const Vec2f* x, int i, const EnvChain& env, std::size_t bead, SepMode mode,
+                                         const RelaxWeights& w) const {
+    const int ne = env.count, band_e = env.band;
+    const float l0_e = env.rest_length, target = dist.target, r_min = dist.r_min;
     const Vec2f xi = x[i];
     Vec2f sep{0.0f, 0.0f};
     if (mode != SepMode::none) {
@@ -129,17 +148,19 @@ struct RelaxSolveKernel {
     const float kappa = 4.0f * area / kmath::max(len_p * len_n * length(xn - xp), 1e-12f);
     const float radius = 1.0f / kmath::max(kappa, 1e-12f);
     const float deficit = kmath::max((r_min - radius) / r_min, 0.0f);
-    const float bscale = kmath::min(br_k * deficit, 1.0f);
+    const float bscale = kmath::min(w.bending * deficit, 1.0f);
     const Vec2f toward = 0.5f * (xp + xn) - xi;
-    return xi + sr_k * sep + pr * spc + bscale * toward;
+    return xi + w.separation * sep + w.spacing * spc + bscale * toward;
   }
 
-  /// Broadphase refresh (reference 3.4.2): the first `slots` beads j (ascending)
-  /// with circ(i, j) > band inside the cache radius; flags beads with more.
-  /// (The AABB pre-reject is implied by the distance test, see step_bead.)
+  /// Broadphase refresh (docs/algorithms.md#separation-cache): the first `slots`
+  /// beads j (ascending) with circ(i, j) > band inside the cache radius; flags
+  /// beads with more. (The AABB pre-reject is implied by the distance test, see
+  /// step_bead.)
   KOKKOS_INLINE_FUNCTION void build_cache(const detail::TeamMember<Space>& team, const Vec2f* x, std::size_t base,
                                           int ne, int band_e, bool first) const {
-    const float r = cache_r;
+    const int slots = schedule.slots;
+    const float r = dist.cache_radius;
     const float r2 = r * r;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne), [&](const int i) {
       const std::size_t bead = base + static_cast<std::size_t>(i);
@@ -177,15 +198,18 @@ struct RelaxSolveKernel {
     const std::size_t base = static_cast<std::size_t>(e) * n_max;
     const int ne = kmath::max(kmath::min(count(e), n_max), 0);
     const int band_e = kmath::max(band(e), 0);
-    const float l0_e = l0(e);
-    Vec2f* const a = buf_a.data() + base;
-    Vec2f* const b = buf_b.data() + base;
-    Vec2f* const c = chebyshev ? buf_c.data() + base : nullptr;
-    const Vec2f* const x0 = in.data() + base;
+    const EnvChain env{ne, band_e, l0(e)};
+    const int iters = schedule.iters, sep_every = schedule.sep_every, cheby_start = schedule.cheby_start;
+    const bool use_cache = schedule.use_cache, chebyshev = schedule.chebyshev;
+    const RelaxWeights polish{0.0f, weights.spacing, 0.0f};  // spacing only
+    Vec2f* const a = chain_a.data() + base;
+    Vec2f* const b = chain_b.data() + base;
+    Vec2f* const c = chebyshev ? chain_c.data() + base : nullptr;
+    const Vec2f* const x0 = input.data() + base;
 
     // Start: A <- input. Padding beads (i >= ne) copy through: they are written
     // once into every buffer here and never touched again, so the sweeps only
-    // visit real beads. (The input's padding is NaN, which the reference's
+    // visit real beads. (The input's padding is NaN, which the original system's
     // per-sweep copy and Chebyshev blend leave NaN as well.)
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_max), [&](const int i) {
       const Vec2f v = x0[i];
@@ -220,13 +244,13 @@ struct RelaxSolveKernel {
         const float w = omega(k - cheby_start);
         const Vec2f* const prev = k == cheby_start ? rd : pv;  // the transition aliases x_prev to x_cur
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne), [&](const int i) {
-          const Vec2f xh = step_bead(rd, i, ne, band_e, l0_e, base + i, mode, sr, br);
+          const Vec2f xh = step_bead(rd, i, env, base + i, mode, weights);
           const Vec2f xc = rd[i], xq = prev[i];
-          wr[i] = w * (gamma * (xh - xc) + (xc - xq)) + xq;
+          wr[i] = w * (cheby_gamma * (xh - xc) + (xc - xq)) + xq;
         });
       } else {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne), [&](const int i) {
-          wr[i] = step_bead(rd, i, ne, band_e, l0_e, base + i, mode, sr, br);
+          wr[i] = step_bead(rd, i, env, base + i, mode, weights);
         });
       }
       team.team_barrier();
@@ -254,13 +278,13 @@ struct RelaxSolveKernel {
       rd = wr;
       wr = t;
     };
-    for (int p = 0; p < smooth_passes; ++p) {
+    for (int p = 0; p < schedule.smooth_passes; ++p) {
       laplacian(0.5f);
       laplacian(-0.53f);
     }
-    for (int s = 0; s < spacing_iters; ++s) {
+    for (int s = 0; s < schedule.spacing_iters; ++s) {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne), [&](const int i) {
-        wr[i] = step_bead(rd, i, ne, band_e, l0_e, base + i, SepMode::none, 0.0f, 0.0f);
+        wr[i] = step_bead(rd, i, env, base + i, SepMode::none, polish);
       });
       team.team_barrier();
       Vec2f* const t = rd;
@@ -295,15 +319,14 @@ void relax_setup(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
                  const Track<typename Space::memory_space>& track) {
   const auto region = ctx.region("TrackGen::pipeline::relax_setup");
   detail::check_inputs(buffers, config, track, "trackgen::relax_setup");
-  BandL0Kernel<Space> k;
-  k.x = buffers.cs_center;
-  k.count = track.count;
-  k.band = buffers.band;
-  k.l0 = buffers.l0;
-  k.n_max = buffers.n_max();
-  k.two_hw = pipeline_constants(config).two_hw;
-  k.has_override = config.relax_band.has_value();
-  k.band_override = config.relax_band.value_or(0);
+  const BandL0Kernel<Space> k{.x = buffers.cs_center,
+                              .count = track.count,
+                              .band = buffers.band,
+                              .l0 = buffers.l0,
+                              .n_max = buffers.n_max(),
+                              .two_hw = pipeline_constants(config).two_hw,
+                              .has_override = config.relax_band.has_value(),
+                              .band_override = config.relax_band.value_or(0)};
   ctx.for_each("TrackGen::pipeline::relax::band_l0", static_cast<std::size_t>(buffers.num_envs()), k);
 }
 
@@ -313,35 +336,31 @@ void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
   const auto region = ctx.region("TrackGen::pipeline::relax_solve");
   detail::check_inputs(buffers, config, track, "trackgen::relax_solve");
   const PipelineConstants c = pipeline_constants(config);
-  RelaxSolveKernel<Space> k;
-  k.in = buffers.cs_center;
-  k.buf_a = buffers.relaxed;
-  k.buf_b = buffers.relax_swap;
-  k.buf_c = buffers.cheb_prev;
-  k.count = track.count;
-  k.band = buffers.band;
-  k.l0 = buffers.l0;
-  k.omega = buffers.cheby_omega;
-  k.cache_idx = buffers.sep_cache_idx;
-  k.cache_count = buffers.sep_cache_count;
-  k.overflow_flag = buffers.sep_overflow_flag;
-  k.sep_overflow = track.sep_overflow;
-  k.n_max = buffers.n_max();
-  k.iters = config.relax_iters;
-  k.sep_every = config.relax_sep_every;
-  k.slots = buffers.cache_slots();
-  k.cheby_start = config.relax_cheby_start;
-  k.smooth_passes = config.relax_smooth_passes;
-  k.spacing_iters = config.relax_smooth_spacing_iters;
-  k.use_cache = c.use_cache;
-  k.chebyshev = c.chebyshev && !buffers.cheby_omega_host.empty();
-  k.target = c.target;
-  k.cache_r = c.cache_radius;
-  k.r_min = c.r_min;
-  k.sr = c.sep_relax;
-  k.pr = c.spc_relax;
-  k.br = c.bend_relax;
-  k.gamma = c.cheby_gamma;
+  const RelaxSchedule schedule{.iters = config.relax_iters,
+                                .sep_every = config.relax_sep_every,
+                                .slots = buffers.cache_slots(),
+                                .cheby_start = config.relax_cheby_start,
+                                .smooth_passes = config.relax_smooth_passes,
+                                .spacing_iters = config.relax_smooth_spacing_iters,
+                                .use_cache = c.use_cache,
+                                .chebyshev = c.chebyshev && !buffers.cheby_omega_host.empty()};
+  const RelaxSolveKernel<Space> k{.input = buffers.cs_center,
+                                  .chain_a = buffers.relaxed,
+                                  .chain_b = buffers.relax_swap,
+                                  .chain_c = buffers.cheb_prev,
+                                  .count = track.count,
+                                  .band = buffers.band,
+                                  .l0 = buffers.l0,
+                                  .omega = buffers.cheby_omega,
+                                  .cache_idx = buffers.sep_cache_idx,
+                                  .cache_count = buffers.sep_cache_count,
+                                  .overflow_flag = buffers.sep_overflow_flag,
+                                  .sep_overflow = track.sep_overflow,
+                                  .n_max = buffers.n_max(),
+                                  .schedule = schedule,
+                                  .dist = {c.target, c.cache_radius, c.r_min},
+                                  .weights = c.weights,
+                                  .cheby_gamma = c.cheby_gamma};
   ctx.for_each_team("TrackGen::pipeline::relax::solve", buffers.num_envs(), detail::env_team_size<Space>(), k);
 }
 

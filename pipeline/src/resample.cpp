@@ -1,4 +1,4 @@
-// Resamplers (reference 3.2.2, 3.2.3).
+// Resamplers (docs/algorithms.md#uniform-resample, #constant-spacing).
 //
 // Both are one team kernel per env: one thread of the team builds the env's
 // cumulative arc-length table (float64 accumulation in point order, stored as

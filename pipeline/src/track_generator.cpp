@@ -1,4 +1,4 @@
-// TrackGenerator (reference 1.6).
+// TrackGenerator (docs/design.md#trackgenerator).
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/logging.hpp>
 #include <trackgen/exec/ops.hpp>
@@ -61,16 +61,16 @@ std::unique_ptr<detail::MaskedLane<Space>> make_lane(const Space& space, const T
 }  // namespace
 
 template <class Space>
-TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, SeedState<Space> seeds, Space space)
+TrackGenerator<Space>::TrackGenerator(const Space& space, const TrackGenConfig& config, SeedState<Space> seeds)
     : config_(checked_config<Space>(config, static_cast<std::size_t>(seeds.num_envs()))),
-      ctx_(std::move(space)),
+      ctx_(space),
       seeds_(std::move(seeds)),
       seed_buf_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "seed_buf")), config_.num_envs),
       any_flag_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "mask_any")), 1),
       spec_(&get_generator<Space>(config_.generator)),
-      generator_(spec_->make(config_, ctx_.space())),
-      buffers_(config_, ctx_.space()),
-      track_(config_.num_envs, config_.N_max),
+      generator_(spec_->make(ctx_.space(), config_)),
+      buffers_(ctx_.space(), config_),
+      track_(ctx_.space(), config_.num_envs, config_.N_max),
       lane_(make_lane(ctx_.space(), config_, *spec_)),
       program_(make_program()),
       runner_(config_.generator),
@@ -79,8 +79,16 @@ TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, SeedState<Sp
 }
 
 template <class Space>
-TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, const IntView& seeds, Space space)
-    : TrackGenerator(config, SeedState<Space>(seeds, /*copy=*/false, space), space) {}
+TrackGenerator<Space>::TrackGenerator(const Space& space, const TrackGenConfig& config, const IntView& seeds)
+    : TrackGenerator(space, config, SeedState<Space>(space, seeds, /*copy=*/false)) {}
+
+template <class Space>
+TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, SeedState<Space> seeds)
+    : TrackGenerator(Space(), config, std::move(seeds)) {}
+
+template <class Space>
+TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, const IntView& seeds)
+    : TrackGenerator(Space(), config, seeds) {}
 
 template <class Space>
 TrackGenerator<Space>::~TrackGenerator() = default;
@@ -137,7 +145,7 @@ Program<Space> TrackGenerator<Space>::make_masked_program(const IntView& mask, b
   body.writes = {buffer("seed_buf", seed_buf_), buffer("center", track_.center), buffer("valid", track_.valid)};
   body.enqueue = [this, mask](const LaunchContext<Space>& ctx) {
     if (lane_) {
-      lane_->regenerate(ctx, seed_buf_, track_, buffers_.cs_center,
+      lane_->regenerate(ctx, seed_buf_, track_, buffers_,
                         [this](const LaunchContext<Space>& c) { enqueue_body(c); });
       return;
     }
@@ -176,7 +184,8 @@ template <class Space>
 const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::run(const Program<Space>& program,
                                                                             const LaunchContext<Space>& ctx,
                                                                             std::optional<GraphKey> key) {
-  detail::ProfilingRegion region("TrackGen::TrackGenerator::generate");
+  runner_.check_record(program, ctx);  // refuses before any work, the region included
+  const auto region = ctx.region("TrackGen::TrackGenerator::generate");
   const typename GraphRunner<Space>::SerialScope serial;
   runner_.run(program, ctx, {policy_, std::move(key), false});
   if (ctx.capturing()) {
@@ -231,9 +240,8 @@ int TrackGenerator<Space>::masked_lane_envs() const {
 
 template <class Space>
 std::size_t TrackGenerator<Space>::device_bytes() const {
-  return detail::track_bytes(track_) + buffers_.device_bytes() + detail::view_bytes(seed_buf_) +
-         detail::view_bytes(any_flag_) + (generator_ ? generator_->device_bytes() : 0) +
-         (lane_ ? lane_->device_bytes() : 0);
+  return track_.bytes() + buffers_.device_bytes() + view_bytes(seed_buf_) + view_bytes(any_flag_) +
+         (generator_ ? generator_->device_bytes() : 0) + (lane_ ? lane_->device_bytes() : 0);
 }
 
 #define TRACKGEN_INSTANTIATE_TRACK_GENERATOR(S) template class TrackGenerator<S>;

@@ -13,7 +13,7 @@ const std::string course_api = "trackgen::Course";
 template <class Space>
 SeedState<Space> owned_seeds(const Space& space, const CourseConfig& config) {
   config.validate(available_generators<Space>());
-  return SeedState<Space>(config.gen.num_envs, config.seed, config.seed_expansion, space);
+  return SeedState<Space>(space, config.gen.num_envs, config.seed, config.seed_expansion);
 }
 
 /// The caller's seed View bound, after validating `config` and its extent.
@@ -21,7 +21,7 @@ template <class Space>
 SeedState<Space> bound_seeds(const Space& space, const CourseConfig& config, const DView<std::int32_t, Space>& seeds) {
   config.validate(available_generators<Space>());
   check_extent(course_api, "seeds", seeds, static_cast<std::size_t>(config.gen.num_envs), "gen.num_envs");
-  return SeedState<Space>(seeds, /*copy=*/false, space);
+  return SeedState<Space>(space, seeds, /*copy=*/false);
 }
 
 /// The checkpoint capacity: max_checkpoints, or room for the longest track the
@@ -70,7 +70,7 @@ template <class Space>
 Course<Space>::Course(Space space, const CourseConfig& config, SeedState<Space> seeds)
     : config_(config),
       ctx_(space),
-      generator_(config_.gen, std::move(seeds), space),
+      generator_(space, config_.gen, std::move(seeds)),
       checkpoints_(space, generator_.track(), *config_.checkpoint_spacing, checkpoint_capacity(config_)),
       progress_(space, checkpoints_.checkpoints()),
       any_flag_(detail::runtime_view<std::int32_t>(space, "course_mask_any", 1)),

@@ -200,7 +200,7 @@ TEST_CASE("Kokkos::Cuda: recording into a caller's capture, owners, and HOST ref
 
   // check_stage on CUDA: the captured lowerings agree with the eager run.
   IV y("y", 32), cap("cap", 32), active("active", 1);
-  const auto report = check_stage<Space>(saturate_stage(y, cap, active, 12), [&] { reset_saturate(y, cap); }, space);
+  const auto report = check_stage<Space>(space, saturate_stage(y, cap, active, 12), [&] { reset_saturate(y, cap); });
   CHECK(report.ok);
   CHECK(report.problems.empty());
 }
@@ -209,17 +209,17 @@ TEST_CASE("Kokkos::Cuda: TrackGenerator self-graph and caller capture equal the 
   const cuda_exec::Stream stream;
   const Space space(stream.get());
   const auto cfg = small_config("bezier", 8);
-  TrackGenerator<Space> eager(cfg, SeedState<Space>(cfg.num_envs, 5, SeedExpansion::arange, space), space);
+  TrackGenerator<Space> eager(space, cfg, SeedState<Space>(space, cfg.num_envs, 5, SeedExpansion::arange));
   eager.set_policy(Policy::eager);
   const auto ref = tt::HostTrack::from(eager.generate());
 
-  TrackGenerator<Space> graph(cfg, SeedState<Space>(cfg.num_envs, 5, SeedExpansion::arange, space), space);
+  TrackGenerator<Space> graph(space, cfg, SeedState<Space>(space, cfg.num_envs, 5, SeedExpansion::arange));
   graph.generate();
   CHECK(tt::HostTrack::from(graph.generate()).bitwise_equal(ref));
   REQUIRE(graph.runner().graph_for() != nullptr);
   CHECK(graph.runner().graph_for()->graph().node_count() > 5);
 
-  auto user = std::make_shared<TrackGenerator<Space>>(cfg, SeedState<Space>(cfg.num_envs, 5, SeedExpansion::arange, space), space);
+  auto user = std::make_shared<TrackGenerator<Space>>(space, cfg, SeedState<Space>(space, cfg.num_envs, 5, SeedExpansion::arange));
   const auto caller = capture_cuda_graph(space, [&] {
     user->generate(LaunchContext<Space>(space));
     exec::retain(space, user);  // the graph keeps the producer alive

@@ -3,6 +3,11 @@
 // cudaGraphAddNode take edge data; the _v2/_v3 names of CUDA 12 are gone. The CUDA
 // 12.4 - 12.9 spellings of the same calls sit in the compatibility wrappers below
 // (the only CUDA this project is compiled with here is 13.0).
+//
+// Long file (about 550 lines), kept whole on purpose: the capture bookkeeping
+// (which thread captures which stream), the conditional-node support probe and
+// the user-object registry are internal to this one translation unit, and every
+// public entry point below uses them.
 #include <trackgen/exec/cuda/graph.hpp>
 
 #include <cuda_runtime.h>

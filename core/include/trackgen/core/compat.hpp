@@ -24,38 +24,30 @@ namespace trackgen {
 // aliases were removed in 5.x).
 namespace kmath {
 #if TRACKGEN_KOKKOS_MODERN
-using Kokkos::acos;
 using Kokkos::atan;
 using Kokkos::atan2;
-using Kokkos::ceil;
 using Kokkos::cos;
-using Kokkos::exp;
 using Kokkos::fabs;
 using Kokkos::floor;
 using Kokkos::isfinite;
 using Kokkos::isnan;
-using Kokkos::log;
 using Kokkos::pow;
 using Kokkos::sin;
 using Kokkos::sqrt;
 #else
-using Kokkos::Experimental::acos;
 using Kokkos::Experimental::atan;
 using Kokkos::Experimental::atan2;
-using Kokkos::Experimental::ceil;
 using Kokkos::Experimental::cos;
-using Kokkos::Experimental::exp;
 using Kokkos::Experimental::fabs;
 using Kokkos::Experimental::floor;
 using Kokkos::Experimental::isfinite;
 using Kokkos::Experimental::isnan;
-using Kokkos::Experimental::log;
 using Kokkos::Experimental::pow;
 using Kokkos::Experimental::sin;
 using Kokkos::Experimental::sqrt;
 #endif
 
-// Kokkos 3.4 has no Kokkos::min/max/clamp/abs; these are ours on every version.
+// Kokkos 3.4 has no Kokkos::min/max/clamp; these are ours on every version.
 template <class T>
 KOKKOS_INLINE_FUNCTION constexpr T min(T a, T b) {
   return b < a ? b : a;
@@ -67,10 +59,6 @@ KOKKOS_INLINE_FUNCTION constexpr T max(T a, T b) {
 template <class T>
 KOKKOS_INLINE_FUNCTION constexpr T clamp(T v, T lo, T hi) {
   return v < lo ? lo : (hi < v ? hi : v);
-}
-template <class T>
-KOKKOS_INLINE_FUNCTION constexpr T abs(T v) {
-  return v < T(0) ? -v : v;
 }
 }  // namespace kmath
 
@@ -96,6 +84,13 @@ int concurrency(const Space& space) {
 #endif
 }
 
+/// The Kokkos version as "major.minor.patch" (e.g. "3.4.01").
+inline std::string kokkos_version_string() {
+  const int v = KOKKOS_VERSION, patch = v % 100;
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + (patch < 10 ? "0" : "") +
+         std::to_string(patch);
+}
+
 /// The command-line flag that sets the host thread count at initialize().
 inline std::string threads_flag(int n) {
 #if TRACKGEN_KOKKOS_MODERN
@@ -116,12 +111,6 @@ inline void initialize(int num_threads) {
   argv.push_back(nullptr);
   int argc = static_cast<int>(args.size());
   Kokkos::initialize(argc, argv.data());
-}
-
-/// Atomic increment (Kokkos::atomic_increment is gone in Kokkos 5).
-template <class T>
-KOKKOS_INLINE_FUNCTION void atomic_inc(T* p) {
-  Kokkos::atomic_add(p, T(1));
 }
 
 }  // namespace compat

@@ -1,7 +1,7 @@
-// Elevation profiles (2.5D, reference section 3.7): the per-slot profiles and the
-// periodic monotone cubic through the knots of the knot-based track profiles.
-// Header-only KOKKOS_INLINE_FUNCTIONs (host and device), float arithmetic as the
-// reference's float32 kernels; every random draw comes from the salted streams
+// Elevation profiles (2.5D, docs/algorithms.md#elevation): the per-slot profiles
+// and the periodic monotone cubic through the knots of the knot-based track
+// profiles. Header-only KOKKOS_INLINE_FUNCTIONs (host and device), float
+// arithmetic as the original system's float32 kernels; every random draw comes from the salted streams
 // of rng.hpp, so the integer streams are identical on every backend.
 //
 // How a track profile is evaluated (the pipeline's inflation does this):
@@ -13,20 +13,13 @@
 #pragma once
 
 #include <trackgen/core/compat.hpp>
+#include <trackgen/core/config.hpp>
 #include <trackgen/core/geometry.hpp>
 #include <trackgen/core/rng.hpp>
 
 #include <cstdint>
-#include <string>
 
 namespace trackgen {
-
-/// The elevation profiles of TrackGenConfig::z_profile.
-enum class ZProfile : std::int32_t { flat, uniform, random_walk, noise };
-
-/// The profile named `name` ("flat", "uniform", "random_walk", "noise"); ConfigError
-/// naming `api` and the value otherwise.
-ZProfile parse_z_profile(const std::string& name, const char* api);
 
 /// True for the profiles evaluated through knots (uniform, random_walk).
 KOKKOS_INLINE_FUNCTION constexpr bool z_uses_knots(ZProfile p) {
@@ -88,7 +81,7 @@ KOKKOS_INLINE_FUNCTION float z_monotone_tangent(float dp, float dn) {
 /// The periodic monotone cubic Hermite through the K knots z[0..K) (knot k at
 /// arc k * perim / K) at plan-view arc length `arc`. It never leaves the range
 /// of its two bracketing knots: true of the exact cubic, and made exact in float
-/// by a final clamp to that range (the reference's float sum can overshoot a
+/// by a final clamp to that range (the original system's float sum can overshoot a
 /// flat pair of knots at z_max by an ulp). perim <= 1e-9 gives z[0].
 KOKKOS_INLINE_FUNCTION float z_knot_cubic(const float* z, int K, float arc, float perim) {
   if (!(perim > 1e-9f)) return z[0];
@@ -111,14 +104,13 @@ KOKKOS_INLINE_FUNCTION float z_knot_cubic(const float* z, int K, float arc, floa
 /// scaled by z_noise_amplitude around z_base and clamped to [z_min, z_max].
 KOKKOS_INLINE_FUNCTION float z_noise(std::int32_t seed, float arc, float perim, const ZParams& p) {
   const float frac = perim > 1e-9f ? arc / perim : 0.0f;
-  const float two_pi = 2.0f * geom::pi_f;
   float acc = 0.0f, norm = 0.0f;
   for (int k = 0; k < p.harmonics; ++k) {
     std::uint32_t st = stream(seed, salt::z_noise, k);
     const float a = randf(st);
-    const float phase = two_pi * randf(st);
+    const float phase = geom::two_pi_f * randf(st);
     const float w = 1.0f / static_cast<float>(k + 1);
-    acc += a * w * kmath::sin(two_pi * static_cast<float>(k + 1) * frac + phase);
+    acc += a * w * kmath::sin(geom::two_pi_f * static_cast<float>(k + 1) * frac + phase);
     norm += w;
   }
   return kmath::clamp(p.base + p.amplitude * acc / kmath::max(norm, 1e-9f), p.min, p.max);

@@ -1,4 +1,6 @@
-// Device geometry primitives (reference Appendix A and sections 3.2, 3.3, 3.6).
+// Device geometry primitives of the pipeline and the generators
+// (docs/algorithms.md#pipeline): normalization, curvature, bands, crossings,
+// areas, turning and arc-length lookup.
 // Header-only KOKKOS_INLINE_FUNCTIONs; per-env routines take a raw pointer to the
 // env's first point and a count, so a kernel (thread or team per env) composes
 // them over any flat [E*stride] buffer.
@@ -8,8 +10,11 @@
 
 namespace trackgen::geom {
 
+/// pi and 2 pi in float and double: the one definition every part uses.
 inline constexpr float pi_f = 3.14159265358979323846f;
 inline constexpr double pi_d = 3.14159265358979323846;
+inline constexpr float two_pi_f = 2.0f * pi_f;
+inline constexpr double two_pi_d = 2.0 * pi_d;
 
 /// v / max(|v|, 1e-8) (NaN in, NaN out).
 KOKKOS_INLINE_FUNCTION Vec2f safe_norm2(Vec2f v) {
@@ -63,7 +68,7 @@ KOKKOS_INLINE_FUNCTION float orient(Vec2f o, Vec2f p, Vec2f q) {
   return (q.y - o.y) * (p.x - o.x) - (p.y - o.y) * (q.x - o.x);
 }
 
-/// The tolerant crossing predicate of XCOUNT (reference 3.6.1): segments
+/// The tolerant crossing predicate of XCOUNT (docs/algorithms.md#xcount): segments
 /// (ai, bi) and (aj, bj) cross properly, with tolerances 1e-3 * |segment|^2.
 KOKKOS_INLINE_FUNCTION bool segments_cross_tol(Vec2f ai, Vec2f bi, Vec2f aj, Vec2f bj) {
   const float d1 = orient(aj, bj, ai), d2 = orient(aj, bj, bi);
@@ -81,6 +86,19 @@ KOKKOS_INLINE_FUNCTION bool segments_cross_strict(Vec2f a0, Vec2f a1, Vec2f b0, 
   const float d1 = orient(b0, b1, a0), d2 = orient(b0, b1, a1);
   const float d3 = orient(a0, a1, b0), d4 = orient(a0, a1, b1);
   if (d1 == 0.0f || d2 == 0.0f || d3 == 0.0f || d4 == 0.0f) return false;
+  return ((d1 > 0.0f) != (d2 > 0.0f)) && ((d3 > 0.0f) != (d4 > 0.0f));
+}
+
+/// The tolerance-free sign predicate: segments (a0, a1) and (b0, b1) cross iff
+/// (d1 > 0) != (d2 > 0) and (d3 > 0) != (d4 > 0), d1, d2 = orient(b0, b1, a0 / a1),
+/// d3, d4 = orient(a0, a1, b0 / b1), in float. A zero orientation counts as the
+/// non-positive side (no zero check): an end point lying exactly on the other
+/// segment's line (a vertex touching a non-adjacent edge, exactly collinear
+/// points) can count as a crossing. The predicate of the checkpoint clip and of
+/// the metrics' self-intersection test (docs/algorithms.md#metrics).
+KOKKOS_INLINE_FUNCTION bool segments_cross_sign(Vec2f a0, Vec2f a1, Vec2f b0, Vec2f b1) {
+  const float d1 = orient(b0, b1, a0), d2 = orient(b0, b1, a1);
+  const float d3 = orient(a0, a1, b0), d4 = orient(a0, a1, b1);
   return ((d1 > 0.0f) != (d2 > 0.0f)) && ((d3 > 0.0f) != (d4 > 0.0f));
 }
 
@@ -156,7 +174,7 @@ KOKKOS_INLINE_FUNCTION int xcount_segment(const Vec2f* p, int n, int i) {
 }
 
 /// XCOUNT: number of proper crossings between non-adjacent segments of the
-/// closed loop p[0..n) (reference 3.6.1).
+/// closed loop p[0..n) (docs/algorithms.md#xcount).
 KOKKOS_INLINE_FUNCTION int xcount(const Vec2f* p, int n) {
   int c = 0;
   for (int i = 0; i < n; ++i) c += xcount_segment(p, n, i);

@@ -27,4 +27,7 @@ Sink set_sink(Sink sink);
 /// trackgen::ConfigError for an unknown name.
 void set_level(const std::string& level);
 
+/// The current level's name (one of the names set_level takes).
+std::string level();
+
 }  // namespace trackgen::logging

@@ -1,5 +1,5 @@
-// The reference's device RNG, bit-exact (reference section 4.1), and its salt
-// table (section 4.2). Every random stream is a local 32-bit state derived from an
+// The device RNG of the original system, bit-exact (docs/algorithms.md#rng), and
+// its salt table (docs/algorithms.md#salts). Every random stream is a local 32-bit state derived from an
 // env's (effective) seed: `state = rand_init(seed * SALT + OFFSET)` with the product
 // and sum evaluated in int32 with two's-complement wrap-around.
 #pragma once
@@ -57,14 +57,14 @@ KOKKOS_INLINE_FUNCTION std::int32_t randi(std::uint32_t& state, std::int32_t lo,
 
 /// Effective seed of (seed, epoch): the seed itself at epoch 0, otherwise
 /// `pcg(u32(seed) ^ pcg(u32(epoch) * 0x9E3779B9)) & 0x7FFFFFFF`. `hash32`, left
-/// open by the reference, is the PCG hash above. Host and device.
+/// open by the original system, is the PCG hash above. Host and device.
 KOKKOS_INLINE_FUNCTION constexpr std::int32_t effective_seed(std::int32_t seed, std::int32_t epoch) {
   if (epoch == 0) return seed;
   const std::uint32_t h = pcg_hash(static_cast<std::uint32_t>(epoch) * 0x9E3779B9u);
   return static_cast<std::int32_t>(pcg_hash(static_cast<std::uint32_t>(seed) ^ h) & 0x7FFFFFFFu);
 }
 
-/// Salt table of reference section 4.2: `state = rand_init(seed * salt + offset)`.
+/// The salt table (docs/algorithms.md#salts): `state = rand_init(seed * salt + offset)`.
 namespace salt {
 struct Salt {
   std::int32_t mul, add;

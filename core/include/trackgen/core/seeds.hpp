@@ -1,5 +1,5 @@
 // Seeds: integer seed expansion and SeedState (per-env base seeds plus device-side
-// epochs, reference section 4.4 and seeds/execution-layer-api.txt).
+// epochs, docs/algorithms.md#seeds-and-epochs).
 #pragma once
 
 #include <trackgen/core/errors.hpp>
@@ -13,8 +13,8 @@ namespace trackgen {
 
 /// How an integer base seed k expands to E per-env seeds.
 enum class SeedExpansion {
-  /// seed[e] = k + e with int32 wrap-around (reference parity). Batches seeded
-  /// k and k+1 share E-1 tracks, shifted by one env.
+  /// seed[e] = k + e with int32 wrap-around (the original system's expansion).
+  /// Batches seeded k and k+1 share E-1 tracks, shifted by one env.
   arange,
   /// seed[e] = pcg(pcg(u32(k)) + u32(e)) & 0x7FFFFFFF: batches seeded k and k+1
   /// are unrelated (an overlap needs a 32-bit hash collision).
@@ -77,33 +77,40 @@ class SeedState {
  public:
   using IntView = DView<std::int32_t, Space>;
 
-  /// Owned seeds `expand_seed(k, e, mode)` for e in [0, num_envs).
-  explicit SeedState(int num_envs, std::int32_t k = 0, SeedExpansion mode = SeedExpansion::arange,
-                     Space space = Space())
-      : space_(std::move(space)), bound_(false) {
+  /// Owned seeds `expand_seed(k, e, mode)` for e in [0, num_envs), allocated
+  /// and written on the instance `space`.
+  SeedState(const Space& space, int num_envs, std::int32_t k = 0, SeedExpansion mode = SeedExpansion::arange)
+      : space_(space), bound_(false) {
     if (num_envs < 1) {
       throw ConfigError("trackgen::SeedState: num_envs must be >= 1, got " + std::to_string(num_envs));
     }
-    seeds_ = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("seeds", "seeds")), num_envs);
-    epoch_ = IntView(label("seeds", "epoch"), num_envs);
+    seeds_ = IntView(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, label("seeds", "seeds")), num_envs);
+    epoch_ = IntView(Kokkos::view_alloc(space_, label("seeds", "epoch")), num_envs);
     detail::expand_seeds(space_, seeds_, k, mode);
     space_.fence();
   }
 
-  /// Binds `seeds` (an [E] int32 View) by reference, or takes an owned copy when
-  /// `copy` is true.
-  explicit SeedState(IntView seeds, bool copy = false, Space space = Space())
-      : space_(std::move(space)), bound_(!copy) {
+  /// The same on the default instance of `Space`.
+  explicit SeedState(int num_envs, std::int32_t k = 0, SeedExpansion mode = SeedExpansion::arange)
+      : SeedState(Space(), num_envs, k, mode) {}
+
+  /// Binds `seeds` (an [E] int32 View) by reference, or takes an owned copy
+  /// (made on the instance `space`) when `copy` is true.
+  SeedState(const Space& space, IntView seeds, bool copy = false) : space_(space), bound_(!copy) {
     if (seeds.extent(0) < 1) throw ConfigError("trackgen::SeedState: seeds must hold at least one env, got 0");
     if (copy) {
-      seeds_ = IntView(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("seeds", "seeds")), seeds.extent(0));
+      seeds_ = IntView(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, label("seeds", "seeds")),
+                       seeds.extent(0));
       Kokkos::deep_copy(space_, seeds_, seeds);
     } else {
       seeds_ = seeds;
     }
-    epoch_ = IntView(label("seeds", "epoch"), seeds.extent(0));
+    epoch_ = IntView(Kokkos::view_alloc(space_, label("seeds", "epoch")), seeds.extent(0));
     space_.fence();
   }
+
+  /// The same on the default instance of `Space`.
+  explicit SeedState(IntView seeds, bool copy = false) : SeedState(Space(), std::move(seeds), copy) {}
 
   /// [E] base seeds (the caller's View when bound).
   const IntView& seeds() const { return seeds_; }

@@ -1,4 +1,4 @@
-// Track: the output of the track pipeline (reference section 1.4), flat and
+// Track: the output of the track pipeline (docs/design.md#data-model), flat and
 // NaN-padded: per-point fields hold E * N_max entries, env e owns
 // [e*N_max, (e+1)*N_max); the first count[e] are real, the rest NaN.
 #pragma once
@@ -6,7 +6,9 @@
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/views.hpp>
 
+#include <cstddef>
 #include <string>
+#include <type_traits>
 
 namespace trackgen {
 
@@ -19,31 +21,28 @@ class Track {
 
   Track() = default;
 
-  /// Allocates every field for `num_envs` envs of stride `n_max` and fills it
-  /// with the "empty" state: NaN points and arc lengths, zero per-env fields.
-  /// ConfigError unless both are >= 1.
-  Track(int num_envs, int n_max)
-      : outer(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("track", "outer")), checked_size(num_envs, n_max)),
-        center(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("track", "center")), std::size_t(num_envs) * n_max),
-        inner(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("track", "inner")), std::size_t(num_envs) * n_max),
-        tangent(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("track", "tangent")), std::size_t(num_envs) * n_max),
-        normal(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("track", "normal")), std::size_t(num_envs) * n_max),
-        arclen(Kokkos::view_alloc(Kokkos::WithoutInitializing, label("track", "arclen")), std::size_t(num_envs) * n_max),
-        length(label("track", "length"), num_envs),
-        valid(label("track", "valid"), num_envs),
-        count(label("track", "count"), num_envs),
-        winding(label("track", "winding"), num_envs),
-        truncated(label("track", "truncated"), num_envs),
-        sep_overflow(label("track", "sep_overflow"), num_envs),
-        num_envs_(num_envs),
-        n_max_(n_max) {
-    Kokkos::deep_copy(outer, nan3());
-    Kokkos::deep_copy(center, nan3());
-    Kokkos::deep_copy(inner, nan3());
-    Kokkos::deep_copy(tangent, nan3());
-    Kokkos::deep_copy(normal, nan3());
-    Kokkos::deep_copy(arclen, nanf());
+  /// Allocates every field for `num_envs` envs of stride `n_max` on the
+  /// execution-space instance `space` and fills it with the "empty" state: NaN
+  /// points and arc lengths, zero per-env fields; waits for `space` before
+  /// returning. ConfigError unless both are >= 1.
+  template <class ExecSpace>
+  Track(const ExecSpace& space, int num_envs, int n_max) : num_envs_(num_envs), n_max_(n_max) {
+    const std::size_t points = checked_size(num_envs, n_max);
+    for_each_field(*this, *this, [&](const char* name, auto& field, const auto&, auto per_point) {
+      using View = std::decay_t<decltype(field)>;
+      const std::string l = label("track", name);
+      if constexpr (decltype(per_point)::value) {
+        field = View(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, l), points);
+        Kokkos::deep_copy(space, field, empty_point<typename View::value_type>());
+      } else {
+        field = View(Kokkos::view_alloc(space, l), static_cast<std::size_t>(num_envs));
+      }
+    });
+    space.fence();
   }
+
+  /// The same on the default instance of the default execution space.
+  Track(int num_envs, int n_max) : Track(Kokkos::DefaultExecutionSpace(), num_envs, n_max) {}
 
   /// Deep copy into freshly allocated Views of memory space `Dst` (default: the
   /// same space). The copy is independent of this Track.
@@ -52,23 +51,22 @@ class Track {
     Track<Dst> t;
     t.num_envs_ = num_envs_;
     t.n_max_ = n_max_;
-    copy_field(t.outer, outer);
-    copy_field(t.center, center);
-    copy_field(t.inner, inner);
-    copy_field(t.tangent, tangent);
-    copy_field(t.normal, normal);
-    copy_field(t.arclen, arclen);
-    copy_field(t.length, length);
-    copy_field(t.valid, valid);
-    copy_field(t.count, count);
-    copy_field(t.winding, winding);
-    copy_field(t.truncated, truncated);
-    copy_field(t.sep_overflow, sep_overflow);
+    for_each_field(t, *this, [](const char*, auto& dst, const auto& src, auto) {
+      dst = std::decay_t<decltype(dst)>(Kokkos::view_alloc(Kokkos::WithoutInitializing, src.label()), src.extent(0));
+      Kokkos::deep_copy(dst, src);
+    });
     return t;
   }
 
   /// Copies the whole Track to host memory in one call.
   Track<Kokkos::HostSpace> to_host() const { return clone<Kokkos::HostSpace>(); }
+
+  /// Bytes of memory held by the Track's fields.
+  std::size_t bytes() const {
+    std::size_t b = 0;
+    for_each_field(*this, *this, [&](const char*, const auto& field, const auto&, auto) { b += view_bytes(field); });
+    return b;
+  }
 
   int num_envs() const { return num_envs_; }
   int n_max() const { return n_max_; }
@@ -97,10 +95,36 @@ class Track {
     return std::size_t(num_envs) * std::size_t(n_max);
   }
 
-  template <class D, class S>
-  static void copy_field(D& dst, const S& src) {
-    dst = D(Kokkos::view_alloc(Kokkos::WithoutInitializing, src.label()), src.extent(0));
-    Kokkos::deep_copy(dst, src);
+  /// The value of padding and never-written entries of a per-point field.
+  template <class T>
+  static constexpr T empty_point() {
+    if constexpr (std::is_same_v<T, Vec3f>) {
+      return nan3();
+    } else {
+      return nanf();
+    }
+  }
+
+  /// The one list of the Track's fields: calls f(name, a.field, b.field,
+  /// per_point) for every field, in declaration order (`a` and `b` may be the
+  /// same Track, or Tracks of two memory spaces); per_point is std::true_type
+  /// for the [E*N_max] fields, std::false_type for the [E] ones.
+  template <class A, class B, class F>
+  static void for_each_field(A& a, B& b, F&& f) {
+    constexpr std::true_type point{};
+    constexpr std::false_type env{};
+    f("outer", a.outer, b.outer, point);
+    f("center", a.center, b.center, point);
+    f("inner", a.inner, b.inner, point);
+    f("tangent", a.tangent, b.tangent, point);
+    f("normal", a.normal, b.normal, point);
+    f("arclen", a.arclen, b.arclen, point);
+    f("length", a.length, b.length, env);
+    f("valid", a.valid, b.valid, env);
+    f("count", a.count, b.count, env);
+    f("winding", a.winding, b.winding, env);
+    f("truncated", a.truncated, b.truncated, env);
+    f("sep_overflow", a.sep_overflow, b.sep_overflow, env);
   }
 
   int num_envs_ = 0;

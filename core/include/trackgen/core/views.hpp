@@ -1,7 +1,12 @@
-// View aliases and the list of execution spaces TrackGen is compiled for.
+// View aliases, labels and sizes; the list of execution spaces TrackGen is
+// compiled for (spaces.hpp).
 #pragma once
 
+#include <trackgen/core/spaces.hpp>
 #include <trackgen/core/vec.hpp>
+
+#include <cstddef>
+#include <string>
 
 namespace trackgen {
 
@@ -14,23 +19,11 @@ inline std::string label(const char* module, const char* name) {
   return std::string("TrackGen::") + module + "::" + name;
 }
 
-}  // namespace trackgen
+/// Bytes of the allocation behind View `v` (its span, padding included; 0 for an
+/// empty View).
+template <class V>
+std::size_t view_bytes(const V& v) {
+  return v.span() * sizeof(typename V::value_type);
+}
 
-// TRACKGEN_FOR_EACH_SPACE(M) expands M(Space) once per enabled Kokkos execution
-// space; library templates are explicitly instantiated through it.
-#if defined(KOKKOS_ENABLE_SERIAL)
-#define TRACKGEN_IF_SERIAL(M) M(Kokkos::Serial)
-#else
-#define TRACKGEN_IF_SERIAL(M)
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-#define TRACKGEN_IF_OPENMP(M) M(Kokkos::OpenMP)
-#else
-#define TRACKGEN_IF_OPENMP(M)
-#endif
-#if defined(KOKKOS_ENABLE_CUDA)
-#define TRACKGEN_IF_CUDA(M) M(Kokkos::Cuda)
-#else
-#define TRACKGEN_IF_CUDA(M)
-#endif
-#define TRACKGEN_FOR_EACH_SPACE(M) TRACKGEN_IF_SERIAL(M) TRACKGEN_IF_OPENMP(M) TRACKGEN_IF_CUDA(M)
+}  // namespace trackgen

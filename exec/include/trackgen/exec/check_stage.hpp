@@ -25,10 +25,11 @@ struct StageCheckReport {
   std::vector<std::string> problems;  ///< human-readable findings, empty when ok
 };
 
-/// Runs `stage` under each lowering, calling `reset()` before each run to restore
-/// its inputs, and compares the written buffers bitwise against the eager run.
+/// Runs `stage` on the instance `space` under each lowering, calling `reset()`
+/// before each run to restore its inputs, and compares the written buffers
+/// bitwise against the eager run.
 template <class Space>
-StageCheckReport check_stage(const Stage<Space>& stage, const std::function<void()>& reset, Space space = Space()) {
+StageCheckReport check_stage(const Space& space, const Stage<Space>& stage, const std::function<void()>& reset) {
   StageCheckReport report;
   auto fail = [&](std::string msg) {
     report.ok = false;
@@ -76,18 +77,18 @@ StageCheckReport check_stage(const Stage<Space>& stage, const std::function<void
 #endif
     {
       HostGraph g;
-      refuse(LaunchContext<Space>::capture(g, space));
+      refuse(LaunchContext<Space>::capture(space, g));
     }
   } else if constexpr (host_accessible_v<Space>) {
     others.emplace_back("graph", run_guarded("graph", [&] {
                           HostGraph g;
-                          program.enqueue(LaunchContext<Space>::recording(g, space, true));
+                          program.enqueue(LaunchContext<Space>::recording(space, g, true));
                           g.replay();
                         }));
     others.emplace_back("unconditional", run_guarded("unconditional", [&] {
                           exec::unconditional u;
                           HostGraph g;
-                          program.enqueue(LaunchContext<Space>::recording(g, space, true));
+                          program.enqueue(LaunchContext<Space>::recording(space, g, true));
                           g.replay();
                         }));
   }
@@ -116,6 +117,12 @@ StageCheckReport check_stage(const Stage<Space>& stage, const std::function<void
     }
   }
   return report;
+}
+
+/// The same on the default instance of `Space`.
+template <class Space>
+StageCheckReport check_stage(const Stage<Space>& stage, const std::function<void()>& reset) {
+  return check_stage(Space(), stage, reset);
 }
 
 }  // namespace trackgen

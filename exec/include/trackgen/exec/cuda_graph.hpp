@@ -71,7 +71,7 @@ namespace exec {
 /// Keeps `owner` alive as long as the CUDA graph that the stream of `space` is
 /// capturing into, and everything CUDA derives from it (its executable instances
 /// and their launches in flight), through a CUDA user object. The C++ analogue of
-/// the reference's retain(graph, producer): call it inside your capture with the
+/// the original system's retain(graph, producer): call it inside your capture with the
 /// shared_ptr that owns a producer recorded into it. The owner is released on a
 /// later call into the execution layer outside a capture (see
 /// cuda_exec::release_retained_owners). CaptureError when the stream is not

@@ -1,4 +1,4 @@
-// GraphRunner: the execution policy of one producer (seeds/execution-layer-api).
+// GraphRunner: the execution policy of one producer (docs/design.md#execution-layer).
 //
 //  - RECORD: the call's context is recording (a caller's capture): the program is
 //    recorded into it; a program with HOST stages raises NotCapturableError
@@ -202,7 +202,7 @@ class GraphRunner {
 #endif
     {
       auto g = std::make_unique<HostGraph>();
-      program.enqueue(LaunchContext<Space>::recording(*g, ctx.space(), true), first, last);
+      program.enqueue(LaunchContext<Space>::recording(ctx.space(), *g, true), first, last);
       return g;
     }
   }

@@ -57,25 +57,27 @@ class LaunchContext {
     return LaunchContext(Space());
   }
 
-  /// An eager context on the default instance (no ambient adoption).
-  static LaunchContext current() { return LaunchContext(Space()); }
-
-  /// A context that records into `graph` instead of running (host spaces only).
-  /// `allow_conditional`: whether skip_unless/bounded_loop may record conditional
-  /// nodes (a producer's own graph: yes unless exec::unconditional is active; a
-  /// caller's capture: only inside exec::conditional).
-  static LaunchContext recording(HostGraph& graph, Space space, bool allow_conditional) {
+  /// A context on `space` that records into `graph` instead of running (host
+  /// spaces only). `allow_conditional`: whether skip_unless/bounded_loop may
+  /// record conditional nodes (a producer's own graph: yes unless
+  /// exec::unconditional is active; a caller's capture: only inside
+  /// exec::conditional).
+  static LaunchContext recording(const Space& space, HostGraph& graph, bool allow_conditional) {
     static_assert(host_accessible_v<Space>, "host graphs record host execution spaces only");
-    LaunchContext c(std::move(space));
+    LaunchContext c(space);
     c.graph_ = &graph;
     c.allow_conditional_ = allow_conditional && !exec::detail::unconditional_active();
     return c;
   }
 
-  /// A caller's capture into `graph`: conditional nodes only inside exec::conditional.
-  static LaunchContext capture(HostGraph& graph, Space space = Space()) {
-    return recording(graph, std::move(space), exec::detail::conditional_active());
+  /// A caller's capture on `space` into `graph`: conditional nodes only inside
+  /// exec::conditional.
+  static LaunchContext capture(const Space& space, HostGraph& graph) {
+    return recording(space, graph, exec::detail::conditional_active());
   }
+
+  /// The same on the default instance of `Space`.
+  static LaunchContext capture(HostGraph& graph) { return capture(Space(), graph); }
 
   /// The execution-space instance all work is issued on.
   const Space& space() const { return space_; }

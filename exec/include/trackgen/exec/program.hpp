@@ -25,7 +25,7 @@ template <class V>
 BufferRef buffer(std::string name, const V& v) {
   return {std::move(name), [v] {
             auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-            std::vector<unsigned char> bytes(h.span() * sizeof(typename V::value_type));
+            std::vector<unsigned char> bytes(view_bytes(h));
             if (!bytes.empty()) std::memcpy(bytes.data(), h.data(), bytes.size());
             return bytes;
           }};

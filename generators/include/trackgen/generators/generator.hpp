@@ -1,10 +1,10 @@
-// The centerline generator interface and registry (reference section 1.9.1).
+// The centerline generator interface and registry (docs/design.md#adding-a-generator).
 //
 // A generator is registered as a GeneratorSpec: a name, a factory that builds a
-// Generator for a config (allocating all of its scratch once), and whether it is
-// capturable (a fixed launch sequence with no host reads). The registry is per
-// execution space; the built-in generators are registered on first use, and a user
-// can register their own and select it by name in TrackGenConfig::generator.
+// Generator for a config (allocating all of its scratch once), and its capture
+// class (how its launches may be recorded into a graph). The registry is per
+// execution space; the built-in generators are registered on first use, and a
+// user can register their own and select it by name in TrackGenConfig::generator.
 #pragma once
 
 #include <trackgen/core/config.hpp>
@@ -32,7 +32,8 @@ class Generator {
   /// Writes a closed, finite loop of `config.num_points` points per env into
   /// `out_centerline` ([E*N], env e at [e*N, (e+1)*N)) and 1 into `out_valid[e]`,
   /// from the per-env seeds `seeds` ([E] int32). Must only issue work through
-  /// `ctx`, allocate nothing, and (if capturable) never read device data on the host.
+  /// `ctx`, allocate nothing, and (unless its capture class is HOST) never read
+  /// device data on the host.
   virtual void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
                         const IntView& out_valid) = 0;
 
@@ -46,18 +47,19 @@ template <class Space>
 struct GeneratorSpec {
   std::string name;
   /// Builds a generator for `config` (validated; config.num_envs envs), allocating
-  /// its scratch on `space`.
-  std::function<std::unique_ptr<Generator<Space>>(const TrackGenConfig& config, const Space& space)> make;
-  /// Fixed launch sequence with no host reads (recordable into a graph).
-  bool capturable = true;
-  /// How the generator stage may run in a graph: STATIC (fixed launches),
-  /// BOUNDED (bounded_loop with an on-device `active` flag) or HOST (host reads;
-  /// then `capturable` must be false).
+  /// its scratch on the instance `space`.
+  std::function<std::unique_ptr<Generator<Space>>(const Space& space, const TrackGenConfig& config)> make;
+  /// How the generator stage may run in a graph: STATIC (a fixed launch
+  /// sequence, no host reads of device data), BOUNDED (bounded_loop with an
+  /// on-device `active` flag) or HOST (host reads: runs eagerly, never recorded).
   CaptureClass capture = CaptureClass::STATIC;
+
+  /// Whether the stage may be recorded into a graph (its capture class is not HOST).
+  bool capturable() const { return capture != CaptureClass::HOST; }
 };
 
 /// Registers `spec`. Throws ConfigError if the name is empty, the factory is
-/// missing, or the name is already registered (the reference silently overwrote).
+/// missing, or the name is already registered.
 template <class Space>
 void register_generator(GeneratorSpec<Space> spec);
 

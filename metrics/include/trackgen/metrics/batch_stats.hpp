@@ -1,7 +1,7 @@
-// Batch statistics of a generated batch (reference section 5.2,
-// `benchmarks/compare_generators.py`): per-env metrics on the device
-// (TrackMetrics, on the relaxed centerline and on the pre-relax chain), then the
-// batch aggregates on the host.
+// Batch statistics of a generated batch (docs/algorithms.md#batch-statistics):
+// per-env metrics on the device (TrackMetrics, on the relaxed centerline and on
+// the pre-relax chain), then the batch aggregates on the host. Every summary a
+// front end prints (trackgen generate, metrics, bench) comes from here.
 #pragma once
 
 #include <trackgen/metrics/track_metrics.hpp>
@@ -13,7 +13,7 @@
 
 namespace trackgen {
 
-/// The aggregates of reference 5.2 for one batch. An env is *measured* when it
+/// The aggregates of the quality table for one batch. An env is *measured* when it
 /// has count >= 4 and its first count centerline points are finite; the
 /// per-track means and percentiles run over the measured valid envs (0 when
 /// there are none); the pre-relax crossing rate and the displacement count every
@@ -41,18 +41,41 @@ struct BatchStats {
   double gen_ms_per_call = 0.0;  ///< time per generate() call (ms), as passed in
 };
 
-/// JSON object with the reference's key names (generator, num_envs, num_valid,
+/// JSON object with the quality table's key names (generator, num_envs, num_valid,
 /// num_measured, yield, pre_relax_self_intersection_rate, xpbd_displacement,
 /// mean_length, mean_compactness, compactness_p10/p50/p90,
 /// compactness_degenerate_rate, shape_variety_pass, mean_chicanes, straight_frac,
 /// peak_curvature, lap_time, gen_ms_per_call).
 void to_json(nlohmann::json& j, const BatchStats& s);
 
-namespace detail {
 /// q-th percentile (q in [0, 100]) of `v` with linear interpolation between
-/// closest ranks, as numpy.percentile's default; 0 for an empty sample.
+/// closest ranks, as numpy.percentile's default; 0 for an empty sample. The
+/// median of every summary (compactness, timings) is percentile(v, 50).
 double percentile(std::vector<double> v, double q);
-}  // namespace detail
+
+/// The counts of a batch: envs, valid tracks, truncated tracks, and the yield.
+struct TrackCounts {
+  int num_envs = 0;
+  int num_valid = 0;      ///< envs with valid = 1
+  int num_truncated = 0;  ///< envs with truncated = 1
+  /// num_valid / num_envs (0 for an empty batch).
+  double yield() const { return num_envs > 0 ? static_cast<double>(num_valid) / num_envs : 0.0; }
+};
+
+/// The counts of `track` (copies its valid and truncated flags to the host,
+/// which waits for the work that writes them).
+template <class MemorySpace>
+TrackCounts track_counts(const Track<MemorySpace>& track) {
+  const auto valid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), track.valid);
+  const auto truncated = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), track.truncated);
+  TrackCounts c;
+  c.num_envs = track.num_envs();
+  for (int e = 0; e < c.num_envs; ++e) {
+    c.num_valid += valid(e) != 0 ? 1 : 0;
+    c.num_truncated += truncated(e) != 0 ? 1 : 0;
+  }
+  return c;
+}
 
 /// Computes BatchStats of batches of `num_envs` envs of stride `n_max`; holds two
 /// TrackMetrics (post-relax centerline, pre-relax chain) and the per-env
@@ -63,7 +86,11 @@ class BatchMetrics {
   using execution_space = Space;
   using memory_space = typename Space::memory_space;
 
-  BatchMetrics(int num_envs, int n_max, MetricsParams params = {}, Space space = Space());
+  /// Allocates everything on the instance `space`.
+  BatchMetrics(const Space& space, int num_envs, int n_max, MetricsParams params = {});
+
+  /// The same on the default instance of `Space`.
+  BatchMetrics(int num_envs, int n_max, MetricsParams params = {}) : BatchMetrics(Space(), num_envs, n_max, params) {}
 
   /// Per-env metrics of `track.center` and of `pre_chain` (the pre-relax
   /// constant-spacing chain, [E*n_max] with track.count real points per env),
@@ -87,19 +114,19 @@ class BatchMetrics {
 };
 
 /// BatchStats of the batch last produced by `gen` (a TrackGenerator: its
-/// track(), buffers().cs_center, config().generator and space()), with
+/// track(), pre_relax_centerline(), config().generator and space()), with
 /// `ms_per_call` the measured time per generate(). Allocates a BatchMetrics per
 /// call; hold one BatchMetrics to measure repeatedly without allocating.
 template <class Generator>
 requires requires(const Generator& g) {
   g.track();
-  g.buffers().cs_center;
+  g.pre_relax_centerline();
   g.config().generator;
 }
-BatchStats batch_stats(const Generator& gen, double ms_per_call) {
+BatchStats batch_stats(const Generator& gen, double ms_per_call = 0.0) {
   using Space = typename Generator::execution_space;
-  BatchMetrics<Space> m(gen.track().num_envs(), gen.track().n_max(), MetricsParams{}, gen.space());
-  BatchStats s = m.compute(gen.track(), gen.buffers().cs_center, ms_per_call);
+  BatchMetrics<Space> m(gen.space(), gen.track().num_envs(), gen.track().n_max());
+  BatchStats s = m.compute(gen.track(), gen.pre_relax_centerline(), ms_per_call);
   s.generator = gen.config().generator;
   return s;
 }

@@ -1,4 +1,4 @@
-// TrackMetrics: the per-env track-quality metrics of reference section 5.1,
+// TrackMetrics: the per-env track-quality metrics (docs/algorithms.md#metrics),
 // computed on the device over a batch of closed polylines.
 //
 // Input: a flat [E*stride] View of Vec2f or Vec3f points (only xy is read) and an
@@ -21,7 +21,7 @@
 
 namespace trackgen {
 
-/// Parameters of the metric definitions (reference defaults).
+/// Parameters of the metric definitions (the original system's defaults).
 struct MetricsParams {
   double a_lat = 1.0;              ///< lateral acceleration of the racing-line proxy: v = sqrt(a_lat / kappa)
   double chicane_min_turn = 0.05;  ///< turns below this (rad) are dropped before counting sign changes
@@ -44,7 +44,7 @@ struct MetricsResult {
   view<double> peak_curvature;         ///< max of the per-vertex curvature
   view<std::int32_t> chicanes;         ///< sign changes of the turn sequence after dropping small turns
   view<double> straight_fraction;      ///< fraction of vertices with curvature < ratio * mean (0 if mean <= 1e-9)
-  view<std::int32_t> crossings;        ///< crossings among non-adjacent edges (the reference's sign predicate)
+  view<std::int32_t> crossings;        ///< crossings among non-adjacent edges (geom::segments_cross_sign)
   view<std::int32_t> self_intersects;  ///< crossings > 0
   view<double> lap_time;               ///< sum l_i / max(sqrt(a_lat / k_i), 1e-9), k_i = max(curvature_i, 1e-6)
   view<double> integral_kappa2;        ///< sum k_i^2 l_i
@@ -68,9 +68,14 @@ class TrackMetrics {
   template <class T>
   using const_view = DView<const T, Space>;
 
-  /// Allocates the outputs for `num_envs` envs of stride `stride` on `space`.
-  /// ConfigError if num_envs < 1, stride < 1, or a parameter is out of range.
-  TrackMetrics(int num_envs, int stride, MetricsParams params = {}, Space space = Space());
+  /// Allocates the outputs for `num_envs` envs of stride `stride` on the
+  /// instance `space`. ConfigError if num_envs < 1, stride < 1, or a parameter
+  /// is out of range.
+  TrackMetrics(const Space& space, int num_envs, int stride, MetricsParams params = {});
+
+  /// The same on the default instance of `Space`.
+  TrackMetrics(int num_envs, int stride, MetricsParams params = {})
+      : TrackMetrics(Space(), num_envs, stride, params) {}
 
   TrackMetrics(const TrackMetrics&) = delete;
   TrackMetrics& operator=(const TrackMetrics&) = delete;
@@ -98,8 +103,8 @@ class TrackMetrics {
   const Space& space() const { return ctx_.space(); }
 
  private:
-  const result_type& compute_impl(const const_view<Vec2f>& points, const const_view<std::int32_t>& count);
-  const result_type& compute_impl(const const_view<Vec3f>& points, const const_view<std::int32_t>& count);
+  template <class P>
+  const result_type& compute_impl(const const_view<P>& points, const const_view<std::int32_t>& count);
 
   LaunchContext<Space> ctx_;
   int num_envs_;

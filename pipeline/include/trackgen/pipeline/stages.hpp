@@ -1,7 +1,7 @@
-// The track pipeline after the generator (reference section 3): constant-spacing
-// resample, relaxation, inflation and validity, as separate stage functions over
-// the preallocated PipelineBuffers, so a benchmark can time each stage and a
-// graph layer can record them.
+// The track pipeline after the generator (docs/algorithms.md#pipeline):
+// constant-spacing resample, relaxation, inflation and validity, as separate
+// stage functions over the preallocated PipelineBuffers, so a benchmark can time
+// each stage and a graph layer can record them (docs/design.md#adding-a-pipeline-stage).
 //
 // Every stage:
 //  - issues all of its device work through the LaunchContext (one instance);
@@ -32,10 +32,18 @@
 
 namespace trackgen {
 
+/// The weights of the relaxation's three constraints in a sweep.
+struct RelaxWeights {
+  float separation = 0;  ///< relax_sep_relax
+  float spacing = 0;     ///< relax_spc_relax
+  float bending = 0;     ///< relax_bend_relax
+};
+
 /// Scalar constants every stage derives from a config, computed once on the host.
 /// Products of config fields are evaluated in double from the fields' shortest
 /// decimal representation (the values a Python config holds) and rounded once
-/// to float, as the reference passes host-computed doubles to float32 kernels.
+/// to float, as the original system passes host-computed doubles to float32
+/// kernels.
 struct PipelineConstants {
   float spacing = 0;      ///< arc step of the constant-spacing resample (`spacing` or 0.6 hw)
   float half_width = 0;   ///< hw
@@ -43,17 +51,15 @@ struct PipelineConstants {
   float target = 0;       ///< separation target 2 hw (1 + margin)
   float cache_radius = 0; ///< broadphase radius target (1 + skin)
   float r_min = 0;        ///< bending radius guard hw (1 + margin)
-  float sep_relax = 0;    ///< sr
-  float spc_relax = 0;    ///< pr
-  float bend_relax = 0;   ///< br
+  RelaxWeights weights;   ///< separation, spacing and bending weights
   float cheby_gamma = 0;  ///< Chebyshev damping gamma
   float min_thickness = 0;  ///< validity: thickness >= (1 - relax_tol) hw
   float turning_tol = 0;  ///< validity: ||turn| - 2 pi| <= tol
   float w_floor = 0;      ///< validity: hw > w_floor
-  ZParams z;              ///< elevation profile (reference 3.7)
+  ZParams z;              ///< elevation profile (docs/algorithms.md#elevation)
   float z_valid_grade = 0; ///< validity: |dz| <= grade * plan-view step; 0 = off
   bool use_cache = false; ///< cached broadphase: relax_sep_cache_slots > 0 and relax_sep_every > 1
-  bool chebyshev = false; ///< relax_accel == "chebyshev"
+  bool chebyshev = false; ///< relax_accel == RelaxAccel::chebyshev
 };
 
 /// The constants of `config` (see PipelineConstants).
@@ -61,16 +67,18 @@ PipelineConstants pipeline_constants(const TrackGenConfig& config);
 
 /// Chebyshev over-relaxation factors of sweeps relax_cheby_start .. relax_iters-1
 /// (entry j is sweep start + j): 1, 2 / (2 - rho^2), then 4 / (4 - rho^2 w_prev),
-/// computed in double and rounded to float (reference 3.4.3). Empty when
-/// relax_accel is "none" or relax_iters <= relax_cheby_start.
+/// computed in double and rounded to float (docs/algorithms.md#chebyshev). Empty
+/// when relax_accel is none or relax_iters <= relax_cheby_start.
 std::vector<float> chebyshev_schedule(const TrackGenConfig& config);
 
-/// All scratch of the pipeline (reference 3.8), allocated once from a config and
-/// reused by every run. Per-point buffers use the Track's flat stride:
+/// All scratch of the pipeline (docs/design.md#buffers), allocated once from a
+/// config and reused by every run. The stage functions below read and write its
+/// members; a TrackGenerator owns one and exposes what an application needs
+/// through purpose-named accessors. Per-point buffers use the Track's flat stride:
 /// env e owns [e*S, (e+1)*S) with S = N_max (or N = num_points for the generator
 /// output). Labels are "TrackGen::pipeline::<name>".
 ///
-/// Differences from the reference's list: no constant width buffer `w` (the
+/// Differences from the original system's list: no constant width buffer `w` (the
 /// width is the scalar hw, so the width floor is the scalar test hw > w_floor);
 /// no area_a/area_b (the offset areas are summed by one thread per env in
 /// registers); no tan2/nrm2 staging (frames are written straight into the Track);
@@ -90,8 +98,11 @@ class PipelineBuffers {
 
   PipelineBuffers() = default;
 
-  /// Allocates everything for `config` (which must be valid) on `space`.
-  explicit PipelineBuffers(const TrackGenConfig& config, const Space& space = Space());
+  /// Allocates everything for `config` (which must be valid) on the instance `space`.
+  PipelineBuffers(const Space& space, const TrackGenConfig& config);
+
+  /// The same on the default instance of `Space`.
+  explicit PipelineBuffers(const TrackGenConfig& config) : PipelineBuffers(Space(), config) {}
 
   int num_envs() const { return num_envs_; }
   int num_points() const { return num_points_; }
@@ -109,15 +120,15 @@ class PipelineBuffers {
   Vec2View gen_centerline;  ///< [E*N] closed loops, N = num_points
   IntView gen_valid;        ///< [E] generator validity
 
-  // --- constant-spacing resample (3.2.3)
+  // --- constant-spacing resample (docs/algorithms.md#constant-spacing)
   Vec2View cs_center;  ///< [E*N_max] constant-spacing chain (pre-relax), NaN padded
   FloatView arc_s;     ///< [E*(max(N_max, N)+1)] cumulative arc-length tables (shared scan scratch)
 
-  // --- relaxation (3.3, 3.4)
+  // --- relaxation (docs/algorithms.md#relaxation)
   IntView band;          ///< [E] separation exclusion band
   FloatView l0;          ///< [E] rest length perimeter / count
   Vec2View relaxed;      ///< [E*N_max] relaxation output (buffer A)
-  Vec2View relax_swap;   ///< [E*N_max] ping-pong partner (buffer B, the reference's xpbd_db)
+  Vec2View relax_swap;   ///< [E*N_max] ping-pong partner (buffer B)
   Vec2View cheb_prev;    ///< [E*N_max] Chebyshev third buffer (C); empty unless chebyshev
   FloatView cheby_omega;               ///< device copy of chebyshev_schedule(config)
   std::vector<float> cheby_omega_host; ///< chebyshev_schedule(config)
@@ -125,7 +136,7 @@ class PipelineBuffers {
   IntView sep_cache_count;   ///< [E*N_max] candidates per bead; empty without cache
   IntView sep_overflow_flag; ///< [E*N_max] 1 if the bead's list overflowed in this solve
 
-  // --- inflation and validity (3.5, 3.6)
+  // --- inflation and validity (docs/algorithms.md#inflation, #validity)
   Vec2View ctr2;     ///< [E*N_max] re-uniformized centerline (2D), NaN padded
   FloatView seg;     ///< [E*N_max] |c_{i+1} - c_i| per real point
   FloatView turn;    ///< [E*N_max] wrapped heading change at point i
@@ -153,14 +164,16 @@ class PipelineBuffers {
   float cheby_rho_ = 0.0f;
 };
 
-/// Constant-spacing resample (3.2.3): gen_centerline -> cs_center, track.count
+/// Constant-spacing resample (docs/algorithms.md#constant-spacing): gen_centerline
+/// -> cs_center, track.count
 /// and track.truncated (1 where the track needed more than N_max points).
 /// Kernel "TrackGen::pipeline::resample::constant_spacing".
 template <class Space>
 void resample_constant_spacing(const LaunchContext<Space>& ctx, const TrackGenConfig& config,
                                PipelineBuffers<Space>& buffers, Track<typename Space::memory_space>& track);
 
-/// Uniform re-parameterization (3.2.2): out[e*n_max + k] = the point at arc
+/// Uniform re-parameterization (docs/algorithms.md#uniform-resample):
+/// out[e*n_max + k] = the point at arc
 /// length k * total / count[e] of the closed chain in[e*n_max .. + count[e]),
 /// NaN for k >= count[e] (a chain of one point stays that point). `arc_s` holds
 /// at least E*(n_max+1) floats of scratch. One kernel, labelled `kernel_label`.
@@ -170,13 +183,15 @@ void resample_uniform(const LaunchContext<Space>& ctx, const DView<Vec2f, Space>
                       const DView<float, Space>& arc_s, int n_max,
                       const char* kernel_label = "TrackGen::pipeline::resample::uniform");
 
-/// Relaxation setup (3.3): band and L0 per env from cs_center and track.count.
+/// Relaxation setup (docs/algorithms.md#relaxation-setup): band and L0 per env
+/// from cs_center and track.count.
 /// Kernel "TrackGen::pipeline::relax::band_l0".
 template <class Space>
 void relax_setup(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
                  const Track<typename Space::memory_space>& track);
 
-/// Relaxation solve (3.4): cs_center -> relaxed, and track.sep_overflow (beads of
+/// Relaxation solve (docs/algorithms.md#relaxation): cs_center -> relaxed, and
+/// track.sep_overflow (beads of
 /// each env whose broadphase list overflowed at any refresh of this solve; 0
 /// without the cache). Cached broadphase when relax_sep_cache_slots > 0 and
 /// relax_sep_every > 1, else dense separation on sweeps k % relax_sep_every == 0;
@@ -199,7 +214,8 @@ const DView<Vec2f, Space>& relax_output(const TrackGenConfig& config, const Pipe
   return config.relax_enable ? buffers.relaxed : buffers.cs_center;
 }
 
-/// Inflation and validity (3.5, 3.6) with the elevation profile (3.7):
+/// Inflation and validity (docs/algorithms.md#inflation, #validity) with the
+/// elevation profile (docs/algorithms.md#elevation):
 /// re-uniformize the relax output, frames, arc length (double), winding,
 /// offsets (outer = larger |area|, fixed-order per-env sums), z per point from
 /// config.z_profile (knots and noise drawn from `seeds`, the batch's [E]
@@ -208,7 +224,7 @@ const DView<Vec2f, Space>& relax_output(const TrackGenConfig& config, const Pipe
 /// with plan-view tangents and arc length; other profiles give 3D tangents and
 /// arc length and keep the normals planar. Writes every Track field except
 /// count, truncated and sep_overflow. The thickness test uses relax_band when it
-/// is set (the band the relaxation used; the reference ignored it), else
+/// is set (the band the relaxation used; the original system ignored it), else
 /// SEPBAND(perimeter / count, 2 hw) of the final chain. ConfigError naming the
 /// API when the buffers, Track or seeds do not fit the config. Kernels
 /// "TrackGen::pipeline::inflate::reuniformize" and "TrackGen::pipeline::inflate::frames_offset_validity".

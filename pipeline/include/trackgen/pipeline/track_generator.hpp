@@ -1,4 +1,4 @@
-// TrackGenerator: the batched track producer (reference section 1.6).
+// TrackGenerator: the batched track producer (docs/design.md#trackgenerator).
 //
 // Construction validates the config, allocates the Track, every scratch buffer
 // and the [E] seed buffer, and runs one real warm-up pass (GraphRunner::prepare),
@@ -19,9 +19,10 @@
 // Its cost follows the masked envs, not the batch: the masked envs are listed on
 // the device and regenerated in rounds of masked_lane_envs() envs on a small
 // lane batch of their own (an env's track depends on its effective seed alone),
-// each round skipped on the device unless needed. A batch no larger than one
-// round is regenerated whole. The pipeline scratch of buffers() is refreshed
-// for the regenerated envs' cs_center only.
+// each round skipped on the device unless needed (8 rounds at most; more masked
+// envs than that regenerate the whole batch). A batch no larger than one round
+// is regenerated whole. pre_relax_centerline() and generator_centerline() are
+// refreshed for the regenerated envs too.
 #pragma once
 
 #include <trackgen/core/config.hpp>
@@ -48,11 +49,16 @@ class TrackGenerator {
   using track_type = Track<typename Space::memory_space>;
 
   /// Builds a producer for `config` (validated here; ConfigError on bad fields)
+  /// on the execution-space instance `space` (every allocation and launch),
   /// reading seeds from `seeds` (its num_envs must equal config.num_envs).
-  TrackGenerator(const TrackGenConfig& config, SeedState<Space> seeds, Space space = Space());
+  TrackGenerator(const Space& space, const TrackGenConfig& config, SeedState<Space> seeds);
 
   /// Same, binding an [E] int32 View of base seeds (read at every generate()).
-  TrackGenerator(const TrackGenConfig& config, const IntView& seeds, Space space = Space());
+  TrackGenerator(const Space& space, const TrackGenConfig& config, const IntView& seeds);
+
+  /// The two above on the default instance of `Space`.
+  TrackGenerator(const TrackGenConfig& config, SeedState<Space> seeds);
+  TrackGenerator(const TrackGenConfig& config, const IntView& seeds);
 
   TrackGenerator(const TrackGenerator&) = delete;
   TrackGenerator& operator=(const TrackGenerator&) = delete;
@@ -102,14 +108,21 @@ class TrackGenerator {
   const GraphRunner<Space>& runner() const { return runner_; }
   /// The producer's program: its stages in order.
   const Program<Space>& program() const { return program_; }
-  /// Pipeline scratch (e.g. the pre-relax constant-spacing chain `cs_center`).
-  const PipelineBuffers<Space>& buffers() const { return buffers_; }
+  /// The constant-spacing chain of the last generate(), before the relaxation
+  /// ([E*N_max], track().count real points per env, NaN padding): what the
+  /// metrics layer compares the relaxed centerline with.
+  const DView<Vec2f, Space>& pre_relax_centerline() const { return buffers_.cs_center; }
+  /// The generator's raw output of the last generate() ([E*N] closed loops,
+  /// N = config().num_points), before any resample.
+  const DView<Vec2f, Space>& generator_centerline() const { return buffers_.gen_centerline; }
   /// Envs per round of a masked generation (num_envs when it regenerates the
   /// whole batch; see the file comment).
   int masked_lane_envs() const;
   /// Bytes of device memory held by this producer (Track + scratch + generator
   /// + masked-regeneration lane).
   std::size_t device_bytes() const;
+  /// Bytes of device memory held by the pipeline's scratch alone.
+  std::size_t pipeline_bytes() const { return buffers_.device_bytes(); }
 
  private:
   /// Emits the work after the seed stage: generator and pipeline stages.

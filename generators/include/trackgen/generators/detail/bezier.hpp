@@ -1,9 +1,8 @@
-// The `bezier` centerline generator (reference section 2.1), declared here so
+// The `bezier` centerline generator (docs/algorithms.md#bezier), declared here so
 // that tests can inspect its scratch (corner counts, sorted corners, crossers).
 #pragma once
 
 #include <trackgen/generators/detail/common.hpp>
-#include <trackgen/generators/generator.hpp>
 
 #include <string>
 
@@ -23,28 +22,30 @@ struct BezierParams : PointFamilyParams {
   int dense_stride() const { return num_slots * npseg; }
 };
 
-/// Reference 2.1. Launch sequence of generate() (sizes for E envs):
+/// Launch sequence of generate() (sizes for E envs):
 ///   [style (E), only with style_sampling] . corners (E) . sort (E teams) . tangents (E*P) .
 ///   assemble (E*M) . arc_scan (E) . arc_lookup (E*N) . xcount (E teams) .
 ///   polygon (E*M, crossers only) . arc_scan_selected (E) .
 ///   arc_lookup_selected (E*N) . valid (E).
 /// The Bezier resample goes straight into the output and the selected polygon
-/// resample overwrites the rows of the crossing envs, which is the reference's
-/// "select" step without a separate buffer and copy.
+/// resample overwrites the rows of the crossing envs: the "select" step of
+/// docs/algorithms.md#bezier without a separate buffer and copy.
 template <class Space>
-class BezierGenerator final : public Generator<Space> {
- public:
-  using IntView = DView<std::int32_t, Space>;
-  using FloatView = DView<float, Space>;
-  using Vec2View = DView<Vec2f, Space>;
+class BezierGenerator final : public BuiltinGenerator<Space, BezierParams> {
+  using Base = BuiltinGenerator<Space, BezierParams>;
 
-  BezierGenerator(const TrackGenConfig& config, const Space& space);
+ public:
+  using typename Base::FloatView;
+  using typename Base::IntView;
+  using typename Base::Vec2View;
+
+  /// Resolves `config` and allocates the scratch on `space`.
+  BezierGenerator(const Space& space, const TrackGenConfig& config);
 
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
                 const IntView& out_valid) override;
   std::size_t device_bytes() const override;
 
-  const BezierParams& params() const { return p_; }
   /// Per-env corner count m (after the [1, P] clamp) of the last generate().
   const IntView& corner_count() const { return count_; }
   /// Corners [E*P] of the last generate() in draw order (before the sort).
@@ -56,8 +57,8 @@ class BezierGenerator final : public Generator<Space> {
   const IntView& crossers() const { return crossers_; }
 
  private:
-  BezierParams p_;
-  std::string prefix_;                               ///< kernel label prefix "TrackGen::generators::bezier::"
+  using Base::p_;
+  using Base::prefix_;
   FloatView style_rad_, style_scale_, style_clamp_;  ///< [E] with style sampling, else empty
   IntView count_;                                    ///< [E]
   Vec2View raw_;                                     ///< [E*P] corners in draw order
@@ -65,7 +66,7 @@ class BezierGenerator final : public Generator<Space> {
   IntView used_;                                     ///< [E*P] recorded cells
   DView<std::uint64_t, Space> keys_;                 ///< [E*P] composite angle keys (compat::sort_key)
   Vec2View tangents_;                                ///< [E*P]
-  FloatView lmin_;                                   ///< [E*P] shorter incident edge
+  FloatView shorter_edge_;                           ///< [E*P] shorter incident edge of each corner
   Vec2View dense_;                                   ///< [E*M]
   Vec2View poly_;                                    ///< [E*M]
   IntView crossers_;                                 ///< [E]

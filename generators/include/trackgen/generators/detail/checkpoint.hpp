@@ -1,9 +1,8 @@
-// The `checkpoint` centerline generator (reference section 2.5), declared here
+// The `checkpoint` centerline generator (docs/algorithms.md#checkpoint), declared here
 // so that tests can read its scratch (candidate crossings, clip flags).
 #pragma once
 
 #include <trackgen/generators/detail/common.hpp>
-#include <trackgen/generators/generator.hpp>
 
 #include <string>
 
@@ -21,7 +20,7 @@ struct CheckpointParams {
   float turn_rate = 0.0f;     ///< rad per step
   float steer_gain = 0.0f;
   float lookahead_frac = 0.0f;
-  float target = 0.0f;  ///< 1.44 * scale
+  float target = 0.0f;  ///< normalized_extent * scale
 
   /// Resolves and checks (ConfigError naming the field) a config.
   static CheckpointParams from_config(const TrackGenConfig& config);
@@ -29,7 +28,7 @@ struct CheckpointParams {
   int num_slots() const { return num_envs * num_candidates; }
 };
 
-/// Reference 2.5. Launch sequence of generate() (sizes for E envs, K candidates;
+/// Launch sequence of generate() (sizes for E envs, K candidates;
 /// K == 1 and the clip are construction-time branches, nothing else depends on
 /// data):
 ///   checkpoints (E*K) . walk (E*K) . closure (E*K) .
@@ -37,44 +36,46 @@ struct CheckpointParams {
 ///   [clip: clip (E teams) . arc_scan_selected (E) . arc_lookup_selected (E*N)] .
 ///   normalize (E teams) . valid (E).
 /// With K == 1 the walk and the closure write straight into the output (the
-/// reference's copy of the single candidate). The clip writes the kept sub-loop
+/// original system's copy of the single candidate). The clip writes the kept sub-loop
 /// of the envs with a crossing into an [E*(N+2)] NaN-padded buffer and the
 /// selected ARC resamples only those envs back to N, so the others pass through
 /// untouched. Scoring counts the crossings of candidate k only while no
 /// earlier candidate of the env is crossing-free (the selection is unchanged:
 /// ties go to the lowest k), which skips most of the O(K N^2) XCOUNT work.
 template <class Space>
-class CheckpointGenerator final : public Generator<Space> {
- public:
-  using IntView = DView<std::int32_t, Space>;
-  using Vec2View = DView<Vec2f, Space>;
+class CheckpointGenerator final : public BuiltinGenerator<Space, CheckpointParams> {
+  using Base = BuiltinGenerator<Space, CheckpointParams>;
 
-  CheckpointGenerator(const TrackGenConfig& config, const Space& space);
+ public:
+  using typename Base::IntView;
+  using typename Base::Vec2View;
+
+  /// Resolves `config` and allocates the scratch on `space`.
+  CheckpointGenerator(const Space& space, const TrackGenConfig& config);
 
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
                 const IntView& out_valid) override;
   std::size_t device_bytes() const override;
 
-  const CheckpointParams& params() const { return p_; }
   /// Checkpoints [E*K*C] (candidate k of env e at slot e*K + k).
   const Vec2View& checkpoints() const { return checkpoints_; }
   /// Closed candidate loops [E*K*N] before the selection (K > 1; empty for K == 1).
-  const Vec2View& candidates() const { return cand_; }
+  const Vec2View& candidates() const { return candidates_; }
   /// XCOUNT of every candidate [E*K], -1 for candidates not counted because an
   /// earlier candidate of the env has no crossing (K > 1; empty for K == 1).
-  const IntView& candidate_crossings() const { return cross_; }
+  const IntView& candidate_crossings() const { return crossings_; }
   /// Per env, 1 if the clip cut the selected loop at its first crossing (clip
   /// enabled; empty otherwise).
-  const IntView& clipped() const { return clip_active_; }
+  const IntView& clipped() const { return clipped_; }
 
  private:
-  CheckpointParams p_;
-  std::string prefix_;     ///< "TrackGen::generators::checkpoint::"
+  using Base::p_;
+  using Base::prefix_;
   Vec2View checkpoints_;   ///< [E*K*C]
-  Vec2View cand_;          ///< [E*K*N] walk, then closed candidate (K > 1; empty for K == 1)
-  IntView cross_;          ///< [E*K] (K > 1)
-  Vec2View clip_buf_;      ///< [E*(N+2)] (clip)
-  IntView clip_active_;    ///< [E] (clip)
+  Vec2View candidates_;    ///< [E*K*N] walk, then closed candidate (K > 1; empty for K == 1)
+  IntView crossings_;      ///< [E*K] (K > 1)
+  Vec2View clip_loops_;    ///< [E*(N+2)] the kept sub-loops of the clipped envs (clip)
+  IntView clipped_;        ///< [E] (clip)
   ArcScratch<Space> arc_;  ///< stride N+2 (clip)
 };
 

@@ -1,5 +1,5 @@
-// Building blocks shared by the centerline generators (reference section 2,
-// "Common conventions"):
+// Building blocks shared by the centerline generators
+// (docs/algorithms.md#generator-conventions):
 //
 // - device functions every per-env kernel composes: the grid corner sampler and
 //   the angle keys of the point family (bezier, hull), the cubic Bezier
@@ -7,8 +7,8 @@
 // - kernel launchers over flat [E*stride] buffers, each issuing its work only
 //   through a LaunchContext: the team angle sort of the point family, the dense
 //   sampling of closed Catmull-Rom / linear loops (hull, voronoi), the NaN-aware
-//   arc resample ARC (reference 3.2.1) and its "selected" variant, the per-env
-//   self-intersection count XCOUNT (3.6.1) and its selected variant, and the
+//   arc resample ARC and its "selected" variant, the per-env
+//   self-intersection count XCOUNT and its selected variant, and the
 //   bbox normalization NORM(target).
 //
 // Scratch is owned by the calling generator and allocated at its construction
@@ -22,18 +22,21 @@
 #include <trackgen/core/rng.hpp>
 #include <trackgen/core/views.hpp>
 #include <trackgen/exec/launch_context.hpp>
+#include <trackgen/generators/generator.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 
 namespace trackgen::detail {
 
 // ---------------------------------------------------------------------------
 // Host helpers
 
-/// The point-family sampler's parameters, shared by bezier and hull (reference
-/// 1.2.2 and 2.1 steps 1-3), resolved on the host from a config.
+/// The point-family sampler's parameters, shared by bezier and hull
+/// (docs/algorithms.md#generator-conventions), resolved on the host from a config.
 struct PointFamilyParams {
   int num_envs = 0;
   int num_points = 0;  ///< N, output points per env
@@ -47,6 +50,17 @@ struct PointFamilyParams {
   /// the field and the rule.
   static PointFamilyParams from_config(const TrackGenConfig& config, const std::string& generator);
 };
+
+/// Throws the ConfigError of a generator's parameter check:
+/// "trackgen::<generator>: <field> = <value> is invalid (<rule>)".
+[[noreturn]] void param_error(const std::string& generator, const std::string& field, const std::string& value,
+                              const std::string& rule);
+
+/// The checks every generator makes: num_envs >= 1 and num_points >= min_points.
+void check_batch_params(const TrackGenConfig& config, const std::string& generator, int min_points);
+
+/// num_points_per_segment >= 2 (the generators that sample spline segments).
+void check_segment_params(const TrackGenConfig& config, const std::string& generator);
 
 /// "TrackGen::generators::<gen>::<name>".
 inline std::string gen_label(const std::string& gen, const char* name) {
@@ -75,6 +89,70 @@ void check_generate_args(const char* api, std::size_t num_envs, std::size_t num_
   }
 }
 
+/// The longest bounding-box side, per unit of `scale`, of the generators that
+/// normalize their loops (polar, voronoi, checkpoint): about the longest
+/// extent of a bezier loop at scale 1, so every family has a similar size.
+inline constexpr float normalized_extent = 1.44f;
+
+/// Sum of view_bytes over `views`.
+template <class... V>
+std::size_t views_bytes(const V&... views) {
+  return (view_bytes(views) + ... + std::size_t(0));
+}
+
+/// Common base of the built-in generators: the parameters resolved from the
+/// config, the kernel label prefix, scratch allocation and the opening of
+/// generate() (argument check and profiling region).
+template <class Space, class Params>
+class BuiltinGenerator : public Generator<Space> {
+ public:
+  using IntView = DView<std::int32_t, Space>;
+  using FloatView = DView<float, Space>;
+  using Vec2View = DView<Vec2f, Space>;
+
+  /// The parameters resolved from the config at construction.
+  const Params& params() const { return p_; }
+
+ protected:
+  BuiltinGenerator(const char* name, Params params)
+      : p_(std::move(params)), name_(name), prefix_(gen_label(name, "")) {}
+
+  /// A zero-filled scratch View of n elements, labelled
+  /// TrackGen::generators::<generator>::<what>, allocated on `space`.
+  template <class T>
+  DView<T, Space> scratch(const Space& space, const char* what, std::size_t n) const {
+    return gen_view<T>(space, name_, what, n);
+  }
+
+  /// The opening of generate(): checks its arguments (ConfigError naming
+  /// "trackgen::<generator>::generate", before any work) and returns the
+  /// generator's profiling region "TrackGen::generators::<generator>".
+  typename LaunchContext<Space>::Region begin_generate(const LaunchContext<Space>& ctx, const IntView& seeds,
+                                                       const Vec2View& out_centerline,
+                                                       const IntView& out_valid) const {
+    check_generate_args(("trackgen::" + name_ + "::generate").c_str(), p_.num_envs, p_.num_points, seeds,
+                        out_centerline, out_valid);
+    return ctx.region("TrackGen::generators::" + name_);
+  }
+
+  Params p_;
+  std::string name_;
+  std::string prefix_;  ///< kernel label prefix "TrackGen::generators::<generator>::"
+};
+
+/// The registry entry of a built-in generator class G (constructible from
+/// (space, config)) under `name`.
+template <class G, class Space>
+GeneratorSpec<Space> builtin_spec(const char* name, CaptureClass capture = CaptureClass::STATIC) {
+  GeneratorSpec<Space> spec;
+  spec.name = name;
+  spec.make = [](const Space& space, const TrackGenConfig& config) -> std::unique_ptr<Generator<Space>> {
+    return std::make_unique<G>(space, config);
+  };
+  spec.capture = capture;
+  return spec;
+}
+
 // ---------------------------------------------------------------------------
 // Device building blocks
 
@@ -84,7 +162,7 @@ KOKKOS_INLINE_FUNCTION int draw_cell(std::uint32_t& st, int nc2) {
   return kmath::min(static_cast<int>(kmath::floor(u * static_cast<float>(nc2))), nc2 - 1);
 }
 
-/// The point-family corner sampler (reference 2.1 step 2) for one env: draws all
+/// The point-family corner sampler for one env: draws all
 /// `num_slots` corners from the stream `st` into out[0..num_slots). Each corner
 /// draws a cell, redraws at most 8 times while the cell equals the cell of an
 /// earlier corner (the 8th redraw is accepted unchecked), records it in
@@ -110,18 +188,18 @@ KOKKOS_INLINE_FUNCTION void sample_grid_corners(std::uint32_t& st, int num_slots
   }
 }
 
-/// The point-family corner count (reference 2.1 step 1):
+/// The point-family corner count:
 /// min(min_num + floor(u * (max_num - min_num + 1)), max_num).
 KOKKOS_INLINE_FUNCTION int draw_corner_count(std::uint32_t& st, int min_num, int max_num) {
   const float u = randf(st);
   return kmath::min(min_num + static_cast<int>(kmath::floor(u * static_cast<float>(max_num - min_num + 1))), max_num);
 }
 
-/// Angle keys of the prune-then-sort (reference 2.1 step 3) of one env's first
+/// Angle keys of the prune-then-sort (the angle sort) of one env's first
 /// m corners p[0..m): centroid c of p[0..m) (double sums, in index order, cast
 /// to float), key_i = atan2(dx, dy) of d = p_i - c (x first: ascending keys
 /// run clockwise), written as keys[i] = compat::sort_key(key_i, i). Sorting the
-/// composite keys ascending (compat::team_sort) reproduces the reference's
+/// composite keys ascending (compat::team_sort) reproduces the original system's
 /// stable insertion sort (strict `>` shift) exactly: equal angles (coincident
 /// corners, corners on one ray from the centroid) keep their draw order.
 KOKKOS_INLINE_FUNCTION void angle_sort_keys(const Vec2f* p, int m, std::uint64_t* keys) {
@@ -146,7 +224,7 @@ KOKKOS_INLINE_FUNCTION CubicWeights cubic_weights(float u) {
   return {v * v * v, 3.0f * u * v * v, 3.0f * u * u * v, u * u * u};
 }
 
-/// Uniform Catmull-Rom through p1..p2 at u (reference 2.2 step 5):
+/// Uniform Catmull-Rom through p1..p2 at u:
 /// 0.5 [2p1 + (p2-p0)u + (2p0 - 5p1 + 4p2 - p3)u^2 + (-p0 + 3p1 - 3p2 + p3)u^3].
 KOKKOS_INLINE_FUNCTION Vec2f catmull_rom(Vec2f p0, Vec2f p1, Vec2f p2, Vec2f p3, float u) {
   const float u2 = u * u, u3 = u2 * u;
@@ -160,11 +238,11 @@ KOKKOS_INLINE_FUNCTION Vec2f catmull_rom(Vec2f p0, Vec2f p1, Vec2f p2, Vec2f p3,
 // ---------------------------------------------------------------------------
 // Kernel launchers
 
-/// Prune-then-sort of the point family (reference 2.1 step 3), one team per
+/// Prune-then-sort of the point family (the angle sort), one team per
 /// env: m = clamp(count[e], 1, stride); the angle keys of raw[e*stride, +m)
 /// (angle_sort_keys) into keys[e*stride, +m), compat::team_sort of them, then
 /// sorted[e*stride + i] = the raw corner of the i-th key for i < m, NaN for
-/// i >= m. The same result as the reference's per-thread stable insertion
+/// i >= m. The same result as the original system's per-thread stable insertion
 /// sort, bit for bit. Label: `label`.
 template <class Space>
 void sort_by_angle(const LaunchContext<Space>& ctx, const std::string& label, const DView<std::int32_t, Space>& count,
@@ -177,18 +255,35 @@ enum class ClosedCurve {
   linear,       ///< (1 - u) p_i + u p_{i+1} (index i + 1 mod n)
 };
 
-/// Dense samples of closed loops, thread per sample: env e's control loop is
-/// ctrl[e*ctrl_stride, +n_e) with n_e = count[e] (count of extent 0: ctrl_stride
-/// points each); its dense row dense[e*R, (e+1)*R), R = segments * npseg, holds
-/// segment i < segments at samples s < npseg with u = s / (npseg - 1) if
-/// `include_end` (both end points, consecutive segments duplicate the control
-/// point) else u = s / npseg. Segments i >= n_e, and every segment when n_e < 2,
-/// are NaN. Only envs with active[e] > 0 are written (active of extent 0: every
-/// env); the other rows are left untouched. Label: `label`.
+/// Closed control loops over a flat buffer: env e's loop is
+/// points[e*stride, +n_e) with n_e = count[e] clamped to [0, stride] (count of
+/// extent 0: stride points each).
 template <class Space>
-void closed_curve_dense(const LaunchContext<Space>& ctx, const std::string& label, ClosedCurve kind,
-                        const DView<Vec2f, Space>& ctrl, int ctrl_stride, const DView<std::int32_t, Space>& count,
-                        int segments, int npseg, bool include_end, const DView<std::int32_t, Space>& active,
+struct ControlLoops {
+  DView<Vec2f, Space> points;
+  int stride = 0;
+  DView<std::int32_t, Space> count;
+};
+
+/// How closed_curve_dense samples a loop: `segments` segments of `npseg`
+/// samples each per env (dense row R = segments * npseg), segment i at
+/// u = s / (npseg - 1) when `include_end` (both end points: consecutive
+/// segments duplicate the control point) else u = s / npseg.
+struct DenseSampling {
+  ClosedCurve curve = ClosedCurve::catmull_rom;
+  int segments = 0;
+  int npseg = 0;
+  bool include_end = false;
+};
+
+/// Dense samples of closed loops, thread per sample: env e's dense row
+/// dense[e*R, (e+1)*R) holds `sampling` of its control loop; segments
+/// i >= n_e, and every segment when n_e < 2, are NaN. Only envs with
+/// active[e] > 0 are written (active of extent 0: every env); the other rows
+/// are left untouched. Label: `label`.
+template <class Space>
+void closed_curve_dense(const LaunchContext<Space>& ctx, const std::string& label, const DenseSampling& sampling,
+                        const ControlLoops<Space>& loops, const DView<std::int32_t, Space>& active,
                         const DView<Vec2f, Space>& dense);
 
 /// Scratch of the arc resampler for E envs of input stride M: the compacted
@@ -208,7 +303,7 @@ struct ArcScratch {
   std::size_t bytes() const;
 };
 
-/// ARC (reference 3.2.1): per env e, compacts the finite points of
+/// ARC (docs/algorithms.md#arc-resample): per env e, compacts the finite points of
 /// dense[e*M, (e+1)*M) (M = scratch.stride), builds the closed-loop cumulative
 /// length (double accumulation, stored as float) and writes `num` points at arc
 /// lengths k * total / num to out[e*num, (e+1)*num); an env with fewer than 2
@@ -226,7 +321,7 @@ void arc_resample_selected(const LaunchContext<Space>& ctx, const std::string& p
                            const DView<Vec2f, Space>& out, int num, const DView<std::int32_t, Space>& active,
                            const ArcScratch<Space>& scratch);
 
-/// XCOUNT (reference 3.6.1) of the closed loops pts[e*stride, e*stride + n),
+/// XCOUNT (docs/algorithms.md#xcount) of the closed loops pts[e*stride, e*stride + n),
 /// e < out_count.extent(0) (envs, or env x candidate loops), into out_count[e]
 /// (NaN coordinates read as 0). One team per loop; the team sums the
 /// per-segment counts (geom::xcount_segment) with an integer reduction
@@ -249,7 +344,7 @@ template <class Space>
 void xcount(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
             const DView<std::int32_t, Space>& count, const DView<std::int32_t, Space>& out_count);
 
-/// NORM(target) (reference 2 intro) of pts[e*stride, e*stride + n),
+/// NORM(target) (docs/algorithms.md#generator-conventions) of pts[e*stride, e*stride + n),
 /// e < pts.extent(0) / stride, in place: bbox
 /// of the env's finite points, centre c, extent = max(w, h),
 /// s = target / max(extent, 1e-8), p <- (p - c) * s (NaN points stay NaN). One

@@ -1,9 +1,8 @@
-// The `hull` centerline generator (reference section 2.2), declared here so that
+// The `hull` centerline generator (docs/algorithms.md#hull), declared here so that
 // tests and users can read its scratch and its fallback diagnostics.
 #pragma once
 
 #include <trackgen/generators/detail/common.hpp>
-#include <trackgen/generators/generator.hpp>
 
 #include <string>
 
@@ -22,22 +21,22 @@ struct HullParams : PointFamilyParams {
   int dense_stride() const { return aug_stride() * npseg; }
 };
 
-/// Reference 2.2 with the fallback made safe. Launch sequence of generate()
+/// The hull with its fallback made safe. Launch sequence of generate()
 /// (sizes for E envs; every launch always happens, data only decides what a
 /// kernel writes):
 ///   corners (E) . sort (E teams) . displace (E) . spline (E*2P*npseg) .
 ///   arc_scan (E) . arc_lookup (E*N) . xcount (E teams)
-///   -- fallback 1, envs with crossers > 0 (the reference's):
+///   -- fallback 1, envs with crossers > 0 (the original system's):
 ///   fallback (E*2P*npseg) . arc_scan_selected (E) . arc_lookup_selected (E*N) .
 ///   xcount_selected (E teams) -> fallback_crossing
-///   -- fallback 2, envs with fallback_crossing > 0 (ours):
+///   -- fallback 2, envs with fallback_crossing > 0 (TrackGen's, docs/differences.md#generators):
 ///   corner_polygon (E*2P*npseg) . arc_scan_selected (E) .
 ///   arc_lookup_selected (E*N) . xcount_selected (E teams) -> residual_crossing .
 ///   valid (E).
 ///
-/// Fallback 1 is the reference's linear loop through the 2m augmented points
-/// (corners and displaced midpoints). The reference never re-checks it
-/// (reference 7.2). It is star-shaped about the corners' centroid, hence
+/// Fallback 1 is the original system's linear loop through the 2m augmented
+/// points (corners and displaced midpoints). The original system never re-checks
+/// it (docs/differences.md#generators). It is star-shaped about the corners' centroid, hence
 /// simple, while hull_displacement < 1, but from 1 on a midpoint can be pushed
 /// through the centroid. Here its resample is counted again (fallback_crossing)
 /// and, where it still crosses, replaced by fallback 2: the linear loop through
@@ -54,18 +53,20 @@ struct HullParams : PointFamilyParams {
 ///                         not take fallback 2). The output of env e crosses
 ///                         itself iff residual_crossing[e] > 0.
 template <class Space>
-class HullGenerator final : public Generator<Space> {
- public:
-  using IntView = DView<std::int32_t, Space>;
-  using Vec2View = DView<Vec2f, Space>;
+class HullGenerator final : public BuiltinGenerator<Space, HullParams> {
+  using Base = BuiltinGenerator<Space, HullParams>;
 
-  HullGenerator(const TrackGenConfig& config, const Space& space);
+ public:
+  using typename Base::IntView;
+  using typename Base::Vec2View;
+
+  /// Resolves `config` and allocates the scratch on `space`.
+  HullGenerator(const Space& space, const TrackGenConfig& config);
 
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
                 const IntView& out_valid) override;
   std::size_t device_bytes() const override;
 
-  const HullParams& params() const { return p_; }
   /// Per-env corner count m (after the [1, P] clamp).
   const IntView& corner_count() const { return count_; }
   /// Corners [E*P] in draw order (before the sort).
@@ -75,13 +76,14 @@ class HullGenerator final : public Generator<Space> {
   /// Augmented loops [E*2P]: corner i at 2i, displaced midpoint of edge i at
   /// 2i + 1; NaN at slots >= 2m.
   const Vec2View& augmented() const { return aug_; }
+  /// The per-env diagnostics described above.
   const IntView& crossers() const { return crossers_; }
   const IntView& fallback_crossing() const { return fallback_crossing_; }
   const IntView& residual_crossing() const { return residual_crossing_; }
 
  private:
-  HullParams p_;
-  std::string prefix_;                ///< "TrackGen::generators::hull::"
+  using Base::p_;
+  using Base::prefix_;
   IntView count_;                     ///< [E] m
   Vec2View raw_;                      ///< [E*P] corners in draw order
   IntView used_;                      ///< [E*P] recorded cells

@@ -1,13 +1,12 @@
-// The `repulsive` centerline generator (reference section 2.6): tangent-point
-// self-repulsive growth, built as a capturable BOUNDED stage (the [LATER] design
-// of reference 2.6 and seeds/execution-layer-api.txt, bounded_loop).
+// The `repulsive` centerline generator (docs/algorithms.md#repulsive):
+// tangent-point self-repulsive growth, built as a capturable BOUNDED stage
+// (bounded_loop, docs/design.md#execution-layer).
 //
-// Declared here so that tests can call the energy and the analytic gradient,
-// and read the schedule and the diagnostics (stop_iteration()).
+// Declared here so that tests can call the analytic gradient, and read the
+// schedule and the diagnostics (stop_iteration()).
 #pragma once
 
 #include <trackgen/generators/detail/common.hpp>
-#include <trackgen/generators/generator.hpp>
 
 #include <cmath>
 #include <string>
@@ -15,7 +14,7 @@
 
 namespace trackgen::detail {
 
-/// Number of wall-ring obstacle points per env (reference 2.6).
+/// Number of wall-ring obstacle points per env.
 inline constexpr int repulsive_wall_points = 96;
 /// Ring points per inner disc.
 inline constexpr int repulsive_disc_points = 12;
@@ -43,7 +42,7 @@ struct RepulsiveKernelParams {
 };
 
 /// The repulsive generator's parameters and iteration schedule, resolved on the
-/// host from a config at construction (reference 2.6 "Derived scalars").
+/// host from a config at construction (docs/algorithms.md#repulsive, "Set-up").
 struct RepulsiveParams {
   int num_envs = 0;
   int num_points = 0;  ///< N (== stages.back())
@@ -74,7 +73,7 @@ struct RepulsiveParams {
   double expected_perimeter() const;
 };
 
-/// The Sobolev circulant row of a stage of size n (reference 2.6):
+/// The Sobolev circulant row of a stage of size n:
 /// h = irfft(1 / (max(lambda_k, 0)^s + 1e-3)), lambda_k = 2 - 2 cos(2 pi k / n),
 /// k = 0..n/2, a real inverse DFT of length n computed in double and rounded to
 /// float (no FFT library: O(n^2) at construction).
@@ -130,24 +129,6 @@ KOKKOS_INLINE_FUNCTION bool obstacle_on(const RepulsiveKernelParams& kp, int m, 
 }
 
 // ---------------------------------------------------------------------------
-// Host reference of the energy (double precision; tests' finite differences)
-
-/// Per-env state of the energy: obstacles [num_obs] (points and masses),
-/// L_target, L_init, reached.
-struct RepulsiveEnvState {
-  std::vector<Vec2f> obs;
-  std::vector<float> mass;
-  float L_target = 0.0f;
-  float L_init = 1.0f;
-  bool reached = false;
-};
-
-/// E_TP + E_obs + E_len of the closed curve (x[2i], x[2i+1]), i < n, in double
-/// (reference 2.6 "Energy"). Host only.
-double repulsive_energy(const RepulsiveKernelParams& kp, const std::vector<double>& x, int n,
-                        const RepulsiveEnvState& env);
-
-// ---------------------------------------------------------------------------
 // Kernel launchers (instantiated per space in repulsive.cpp)
 
 /// Per-vertex scratch of the gradient at stride S per env: tangents T, dual
@@ -164,28 +145,48 @@ struct RepulsiveGradScratch {
   std::size_t bytes() const;
 };
 
-/// The analytic per-vertex gather gradient of the energy (reference 2.6, the
-/// five mechanisms), one team per env, for envs with live[e] != 0 (the others
-/// are untouched): x[e*S, +n) the curve, obs/mass [e*M_obs, +M_obs), L_target,
-/// L_init, reached per env -> grad[e*S, +n) and lg[e*S, +n) (the length
-/// gradient direction -dir(x_{i+1}-x_i) + dir(x_i - x_{i-1})), plus
+/// The per-env state of the growth as the kernels see it (Views of the
+/// generator's buffers, M_obs obstacle columns per env).
+template <class Space>
+struct RepulsiveState {
+  DView<Vec2f, Space> curve;           ///< [E*N] the working curve (first n points of the current stage)
+  DView<Vec2f, Space> obstacles;       ///< [E*M_obs] wall ring, then disc points (NaN when inactive)
+  DView<float, Space> obstacle_mass;   ///< [E*M_obs] (0 when inactive)
+  DView<float, Space> initial_length;  ///< [E] L_init = 2 pi r_init
+  DView<float, Space> target_length;   ///< [E] L_target, ratcheted towards final_length
+  DView<float, Space> final_length;    ///< [E] L_final = grow_mult * L_init
+  DView<std::int32_t, Space> reached;  ///< [E] target length reached
+  DView<std::int32_t, Space> live;     ///< [E] 1 while the env is not frozen
+};
+
+/// The analytic per-vertex gather gradient of the energy
+/// (docs/algorithms.md#repulsive, the five mechanisms), one team per env, for
+/// envs with state.live[e] != 0 (the others are untouched): the first n points
+/// of each env's curve -> grad[e*S, +n) and lg[e*S, +n) (the length gradient
+/// direction -dir(x_{i+1}-x_i) + dir(x_i - x_{i-1})), plus
 /// scratch.perimeter[e] (double accumulation, index order) and c_len[e].
 /// Every vertex's sums run over partners in a fixed order by one thread: no
 /// atomics, deterministic. Label: <prefix>gradient.
 template <class Space>
 void repulsive_gradient(const LaunchContext<Space>& ctx, const std::string& prefix, const RepulsiveKernelParams& kp,
-                        int n, const DView<Vec2f, Space>& x, const DView<Vec2f, Space>& obs,
-                        const DView<float, Space>& mass, const DView<float, Space>& L_target,
-                        const DView<float, Space>& L_init, const DView<std::int32_t, Space>& reached,
-                        const DView<std::int32_t, Space>& live, const RepulsiveGradScratch<Space>& scratch,
+                        int n, const RepulsiveState<Space>& state, const RepulsiveGradScratch<Space>& scratch,
                         const DView<Vec2f, Space>& grad, const DView<Vec2f, Space>& lg);
+
+/// The per-env scalars of one step (written and read inside the step kernel).
+struct RepulsiveStepScalars {
+  float projection;     ///< num / den of the length-orthogonal projection
+  float step;           ///< tau * mean segment length / max |g - mean g|
+  float rescale;        ///< L_target / perimeter
+  Vec2f mean_gradient;  ///< mean of the projected gradient
+  Vec2f barycentre;     ///< mean of the curve after the step
+};
 
 // ---------------------------------------------------------------------------
 // The generator
 
-/// Reference 2.6 as a BOUNDED stage. Launch sequence of generate() (E envs,
-/// n the stage size of the iteration; every launch is fixed by the host
-/// schedule, data only decides what a kernel writes):
+/// docs/algorithms.md#repulsive as a BOUNDED stage. Launch sequence of
+/// generate() (E envs, n the stage size of the iteration; every launch is
+/// fixed by the host schedule, data only decides what a kernel writes):
 ///   init (E) .
 ///   bounded_loop(n_iters, active, first_check, check_every = stall_window) of
 ///     [upsample (E teams)]          at the precomputed stage starts,
@@ -197,65 +198,70 @@ void repulsive_gradient(const LaunchContext<Space>& ctx, const std::string& pref
 /// Absorbing freeze: live[e] = 0 once env e froze; every kernel of the loop
 /// leaves a frozen env's state untouched, and the active kernel only writes
 /// stop_iteration on the 1 -> 0 transition, so once every env is frozen a
-/// whole window is an exact no-op. DEVIATION from the reference (which is
-/// eager and host-driven): the reference keeps applying the periodic uniform
-/// re-parameterization to frozen envs (and the ratchet, a no-op there since
-/// reached => L_target == L_final); here frozen envs are skipped, so they keep
-/// exactly the curve they froze with. Envs are unaffected until they freeze.
+/// whole window is an exact no-op. DEVIATION from the original system (which
+/// is eager and host-driven, docs/differences.md#generators): it keeps applying
+/// the periodic uniform re-parameterization to frozen envs (and the ratchet, a
+/// no-op there since reached => L_target == L_final); here frozen envs are
+/// skipped, so they keep exactly the curve they froze with. Envs are
+/// unaffected until they freeze.
 ///
 /// Diagnostics: stop_iteration()[0] = the number of iterations run when the
 /// active flag fell to 0 (every env frozen), -1 if some env never froze.
 template <class Space>
-class RepulsiveGenerator final : public Generator<Space> {
- public:
-  using IntView = DView<std::int32_t, Space>;
-  using Vec2View = DView<Vec2f, Space>;
-  using FloatView = DView<float, Space>;
+class RepulsiveGenerator final : public BuiltinGenerator<Space, RepulsiveParams> {
+  using Base = BuiltinGenerator<Space, RepulsiveParams>;
 
-  RepulsiveGenerator(const TrackGenConfig& config, const Space& space);
+ public:
+  using typename Base::FloatView;
+  using typename Base::IntView;
+  using typename Base::Vec2View;
+
+  /// Resolves `config`, allocates the scratch on `space` and uploads the
+  /// Sobolev rows of every stage.
+  RepulsiveGenerator(const Space& space, const TrackGenConfig& config);
 
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
                 const IntView& out_valid) override;
   std::size_t device_bytes() const override;
 
-  const RepulsiveParams& params() const { return p_; }
   /// [1] int32: iterations run when every env had frozen, -1 if never.
-  const IntView& stop_iteration() const { return stop_iter_; }
+  const IntView& stop_iteration() const { return stop_iteration_; }
   /// [1] int32: any env not frozen (the bounded_loop flag).
   const IntView& active() const { return active_; }
   /// [E] int32: 1 while env e is not frozen.
-  const IntView& live() const { return live_; }
+  const IntView& live() const { return state_.live; }
   /// [E] int32: target length reached.
-  const IntView& reached() const { return reached_; }
-  /// Obstacles [E*M_obs] and masses.
-  const Vec2View& obstacles() const { return obs_; }
-  const FloatView& obstacle_mass() const { return mass_; }
-  /// Per-env L_target, L_init, L_final.
-  const FloatView& L_target() const { return L_target_; }
-  const FloatView& L_init() const { return L_init_; }
-  const FloatView& L_final() const { return L_final_; }
+  const IntView& reached() const { return state_.reached; }
+  /// Obstacles [E*M_obs] and their masses.
+  const Vec2View& obstacles() const { return state_.obstacles; }
+  const FloatView& obstacle_mass() const { return state_.obstacle_mass; }
+  /// Per-env initial, target and final lengths [E].
+  const FloatView& initial_length() const { return state_.initial_length; }
+  const FloatView& target_length() const { return state_.target_length; }
+  const FloatView& final_length() const { return state_.final_length; }
   /// The working curve [E*N] (stride N; first n points of the current stage).
-  const Vec2View& curve() const { return x_; }
+  const Vec2View& curve() const { return state_.curve; }
 
   /// Emits iteration `it` of the loop body (internal; public only because
   /// device lambdas may not live in private member functions).
   void enqueue_iteration(const LaunchContext<Space>& ctx, int it) const;
 
  private:
-  RepulsiveParams p_;
-  std::string prefix_;
-  std::vector<int> h_offset_;
-  FloatView h_;  ///< concatenated Sobolev rows of all stages
-  Vec2View x_, x2_, grad_, lg_, g_, a_;
-  Vec2View obs_;
-  FloatView mass_;
-  FloatView L_init_, L_target_, L_final_;
-  DView<double, Space> area_prev_;
-  DView<float, Space> step_scal_;  ///< [E*4] per-env scalars of the step kernel
-  DView<Vec2f, Space> step_vec_;   ///< [E*2] per-env mean g, barycentre
-  IntView reached_, live_, active_, stop_iter_;
-  DView<float, Space> cum_;  ///< [E*(N+1)] arc-length tables of the resamples
-  RepulsiveGradScratch<Space> gs_;
+  using Base::p_;
+  using Base::prefix_;
+  RepulsiveState<Space> state_;
+  Vec2View curve_scratch_;            ///< [E*N] resample destination, copied back into the curve
+  Vec2View gradient_;                 ///< [E*N] energy gradient
+  Vec2View length_gradient_;          ///< [E*N] direction of the perimeter's gradient
+  Vec2View precond_gradient_;         ///< [E*N] Sobolev-preconditioned gradient
+  Vec2View precond_length_gradient_;  ///< [E*N] Sobolev-preconditioned length gradient
+  DView<double, Space> previous_area_;             ///< [E] area at the previous stall test
+  DView<RepulsiveStepScalars, Space> step_scalars_;  ///< [E]
+  IntView active_, stop_iteration_;   ///< [1] each
+  FloatView arc_table_;               ///< [E*(N+1)] cumulative arc lengths of the resamples
+  FloatView sobolev_rows_;            ///< the Sobolev rows of all stages, concatenated
+  std::vector<int> sobolev_offset_;   ///< start of each stage's row in sobolev_rows_
+  RepulsiveGradScratch<Space> grad_scratch_;
 };
 
 }  // namespace trackgen::detail

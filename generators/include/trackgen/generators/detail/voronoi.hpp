@@ -1,21 +1,12 @@
-// The `voronoi` centerline generator (reference section 2.4), declared here so
+// The `voronoi` centerline generator (docs/algorithms.md#voronoi), declared here so
 // that tests can read its scratch (sites, anchors, crossers).
 #pragma once
 
 #include <trackgen/generators/detail/common.hpp>
-#include <trackgen/generators/generator.hpp>
 
 #include <string>
 
 namespace trackgen::detail {
-
-/// voronoi_site_layout.
-enum class VoronoiLayout : int {
-  ring = 0,       ///< uniform box fill (the name is the reference's)
-  void_ring = 1,  ///< annulus
-  clustered = 2,  ///< six clusters on a ring, 22% of the sites in the annulus
-  mixed = 3,      ///< 65% annulus, 35% box
-};
 
 /// The voronoi generator's parameters, resolved on the host from a config.
 struct VoronoiParams {
@@ -27,7 +18,7 @@ struct VoronoiParams {
   VoronoiLayout layout = VoronoiLayout::void_ring;
   float amplitude = 0.0f;       ///< A = clamp(radial_variation * boost(layout), 0, 0.85)
   float angular_jitter = 0.0f;  ///< radians
-  float target = 0.0f;          ///< 1.44 * scale
+  float target = 0.0f;          ///< normalized_extent * scale
 
   /// Resolves and checks (ConfigError naming the field) a config.
   static VoronoiParams from_config(const TrackGenConfig& config);
@@ -37,10 +28,7 @@ struct VoronoiParams {
   int dense_stride() const { return aug_stride() * npseg; }
 };
 
-/// The layout named `name` (ConfigError listing the four names otherwise).
-VoronoiLayout voronoi_layout(const std::string& name);
-
-/// Reference 2.4. Launch sequence of generate() (sizes for E envs):
+/// Launch sequence of generate() (sizes for E envs):
 ///   sites (E) . targets (E) . anchors (E teams) . chaikin (E*2K) .
 ///   spline (E*2K*npseg) . arc_scan (E) . arc_lookup (E*N) . normalize (E teams) .
 ///   xcount (E teams) . fallback (E*2K*npseg, crossers only) .
@@ -52,18 +40,20 @@ VoronoiLayout voronoi_layout(const std::string& name);
 /// compat::sort_key(cost, site), so that the winner is the first strict minimum
 /// (the lowest index among equal costs) whatever the team size or scheduling.
 template <class Space>
-class VoronoiGenerator final : public Generator<Space> {
- public:
-  using IntView = DView<std::int32_t, Space>;
-  using Vec2View = DView<Vec2f, Space>;
+class VoronoiGenerator final : public BuiltinGenerator<Space, VoronoiParams> {
+  using Base = BuiltinGenerator<Space, VoronoiParams>;
 
-  VoronoiGenerator(const TrackGenConfig& config, const Space& space);
+ public:
+  using typename Base::IntView;
+  using typename Base::Vec2View;
+
+  /// Resolves `config` and allocates the scratch on `space`.
+  VoronoiGenerator(const Space& space, const TrackGenConfig& config);
 
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
                 const IntView& out_valid) override;
   std::size_t device_bytes() const override;
 
-  const VoronoiParams& params() const { return p_; }
   /// Sites [E*S] of the last generate().
   const Vec2View& sites() const { return sites_; }
   /// (theta, r_t) of each anchor [E*K]: its target angle and radius.
@@ -76,8 +66,8 @@ class VoronoiGenerator final : public Generator<Space> {
   const IntView& crossers() const { return crossers_; }
 
  private:
-  VoronoiParams p_;
-  std::string prefix_;   ///< "TrackGen::generators::voronoi::"
+  using Base::p_;
+  using Base::prefix_;
   Vec2View sites_;       ///< [E*S]
   Vec2View site_polar_;  ///< [E*S] (atan2(y, x), |s|) of each site
   IntView used_;         ///< [E*S]

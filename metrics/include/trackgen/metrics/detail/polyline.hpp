@@ -1,4 +1,4 @@
-// Device building blocks of the track-quality metrics (reference section 5.1):
+// Device building blocks of the track-quality metrics (docs/algorithms.md#metrics):
 // per-vertex quantities of a closed polyline p[0..n) (edge i runs p_i -> p_{(i+1) mod n}).
 // Header-only KOKKOS_INLINE_FUNCTIONs in double precision, callable from host
 // code and from the per-env metrics kernel alike.
@@ -11,7 +11,7 @@ namespace trackgen::detail::metrics {
 /// Angle wrapped to [-pi, pi): ((a + pi) mod 2 pi) - pi with a floored modulo,
 /// as numpy's `(a + np.pi) % (2 * np.pi) - np.pi`.
 KOKKOS_INLINE_FUNCTION double wrap_pi(double a) {
-  constexpr double two_pi = 2.0 * geom::pi_d;
+  constexpr double two_pi = geom::two_pi_d;
   double r = a + geom::pi_d;
   r -= two_pi * kmath::floor(r / two_pi);
   if (r >= two_pi) r -= two_pi;  // rounding of the floored modulo
@@ -52,32 +52,39 @@ KOKKOS_INLINE_FUNCTION double vertex_curvature(double turn, double l_out, double
   return kmath::fabs(turn) / kmath::max(0.5 * (l_out + l_in), 1e-9);
 }
 
-/// The tolerance-free sign predicate of the reference's metrics (5.1): segments
-/// (a0, a1) and (b0, b1) cross iff (d1 > 0) != (d2 > 0) and (d3 > 0) != (d4 > 0),
-/// d1, d2 = orient(b0, b1, a0 / a1), d3, d4 = orient(a0, a1, b0 / b1), in float.
-/// A zero orientation counts as the non-positive side (no zero check): an end
-/// point lying exactly on the other segment's line (a vertex touching a
-/// non-adjacent edge, exactly collinear points) can count as a crossing. This is
-/// what reproduces the reference table's pre-relax self-intersection rates
-/// (bezier 3, hull 4, checkpoint 1, polar and voronoi 0 of 512 at seed 0), which
-/// geom::segments_cross_strict (zeros never cross) gives as 0, 0, 1, 0, 0.
-KOKKOS_INLINE_FUNCTION bool segments_cross_sign(Vec2f a0, Vec2f a1, Vec2f b0, Vec2f b1) {
-  const float d1 = geom::orient(b0, b1, a0), d2 = geom::orient(b0, b1, a1);
-  const float d3 = geom::orient(a0, a1, b0), d4 = geom::orient(a0, a1, b1);
-  return ((d1 > 0.0f) != (d2 > 0.0f)) && ((d3 > 0.0f) != (d4 > 0.0f));
-}
-
-/// Crossings (segments_cross_sign) of edge i with every later non-adjacent edge
-/// j (i + 2 <= j < n, and not the pair (0, n-1)). Summing over i counts each
-/// crossing pair once.
+/// Crossings (geom::segments_cross_sign) of edge i with every later
+/// non-adjacent edge j (i + 2 <= j < n, and not the pair (0, n-1)). Summing
+/// over i counts each crossing pair once. This predicate, without XCOUNT's
+/// tolerance, is what reproduces the pre-relax self-intersection rates of the
+/// original system's quality table (bezier 3, hull 4, checkpoint 1, polar and
+/// voronoi 0 of 512 at seed 0); geom::segments_cross_strict (zeros never cross)
+/// gives 0, 0, 1, 0, 0.
 KOKKOS_INLINE_FUNCTION int edge_crossings(const Vec2f* p, int n, int i) {
   int c = 0;
   const Vec2f a0 = p[i], a1 = p[(i + 1) % n];
   const int j_end = i == 0 ? n - 1 : n;
   for (int j = i + 2; j < j_end; ++j) {
-    if (segments_cross_sign(a0, a1, p[j], p[(j + 1) % n])) ++c;
+    if (geom::segments_cross_sign(a0, a1, p[j], p[(j + 1) % n])) ++c;
   }
   return c;
+}
+
+/// Isoperimetric quotient 4 pi area / perimeter^2 (1 = circle; 0 if perimeter <= 0).
+KOKKOS_INLINE_FUNCTION double compactness(double area, double perimeter) {
+  return perimeter > 0.0 ? 4.0 * geom::pi_d * area / (perimeter * perimeter) : 0.0;
+}
+
+/// Perimeter of the closed polyline p[0..n): edge_length summed in index order.
+KOKKOS_INLINE_FUNCTION double loop_perimeter(const Vec2f* p, int n) {
+  double l = 0.0;
+  for (int i = 0; i < n; ++i) l += edge_length(p, n, i);
+  return l;
+}
+
+/// compactness of the closed polyline p[0..n) (area |shoelace| / 2).
+KOKKOS_INLINE_FUNCTION double loop_compactness(const Vec2f* p, int n) {
+  const double area = n > 0 ? 0.5 * kmath::fabs(geom::shoelace2(p, n)) : 0.0;
+  return compactness(area, loop_perimeter(p, n));
 }
 
 /// Chicane count of a signed turn sequence t[0..n) (stride 1): turns with

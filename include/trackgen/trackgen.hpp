@@ -1,4 +1,5 @@
-// TrackGen's public API in one header.
+// TrackGen's public API in one header: the whole library, as the `trackgen`
+// target (TrackGen::trackgen) links it. See docs/design.md for the layers.
 #pragma once
 
 #include <trackgen/version.hpp>
@@ -7,6 +8,7 @@
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/logging.hpp>
 #include <trackgen/core/seeds.hpp>
+#include <trackgen/core/spaces.hpp>
 #include <trackgen/core/track.hpp>
 #include <trackgen/generators/generator.hpp>
 #include <trackgen/metrics/metrics.hpp>

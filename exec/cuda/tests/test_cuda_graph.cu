@@ -7,6 +7,10 @@
 // only the host-side cases (argument checks, empty handles, support probe), so the
 // binary exits 0 on a build machine. Kernels are launched from named free
 // functions, never inside test macros.
+//
+// Long file (about 630 lines), kept whole on purpose: the executor's tests build
+// into one standalone binary (its own main(), its kernels shared by every case)
+// that cmake/check-cuda.sh compiles and runs without the rest of TrackGen.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
@@ -77,8 +81,8 @@ class DeviceBuffer {
 // ---------------------------------------------------------------------------
 // Kernels and their launchers.
 
-constexpr int kBlock = 128;
-int blocks(int n) { return (n + kBlock - 1) / kBlock; }
+constexpr int block_size = 128;
+int blocks(int n) { return (n + block_size - 1) / block_size; }
 void check_launch(const char* what) { cx::check(cudaGetLastError(), what); }
 
 __global__ void iota_kernel(float* a, int n) {
@@ -112,18 +116,18 @@ __global__ void absorbing_step_kernel(int* x, int* active, int* iters, const int
 
 /// a = 0.5 i; b = 0; b += 2 a; b = b*b - 1; b -= a.
 void launch_sequence(cudaStream_t s, float* a, float* b, int n) {
-  iota_kernel<<<blocks(n), kBlock, 0, s>>>(a, n);
+  iota_kernel<<<blocks(n), block_size, 0, s>>>(a, n);
   check_launch("iota_kernel");
   cx::check(cudaMemsetAsync(b, 0, n * sizeof(float), s), "cudaMemsetAsync");
-  axpy_kernel<<<blocks(n), kBlock, 0, s>>>(b, a, 2.0f, n);
+  axpy_kernel<<<blocks(n), block_size, 0, s>>>(b, a, 2.0f, n);
   check_launch("axpy_kernel");
-  square_minus_one_kernel<<<blocks(n), kBlock, 0, s>>>(b, n);
+  square_minus_one_kernel<<<blocks(n), block_size, 0, s>>>(b, n);
   check_launch("square_minus_one_kernel");
-  axpy_kernel<<<blocks(n), kBlock, 0, s>>>(b, a, -1.0f, n);
+  axpy_kernel<<<blocks(n), block_size, 0, s>>>(b, a, -1.0f, n);
   check_launch("axpy_kernel");
 }
 void launch_affine(cudaStream_t s, int* out, const int* in, int n) {
-  affine_kernel<<<blocks(n), kBlock, 0, s>>>(out, in, n);
+  affine_kernel<<<blocks(n), block_size, 0, s>>>(out, in, n);
   check_launch("affine_kernel");
 }
 void launch_set_flag(cudaStream_t s, int* flag, const int* source) {

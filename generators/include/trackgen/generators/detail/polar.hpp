@@ -1,0 +1,51 @@
+// The `polar` centerline generator (docs/algorithms.md#polar), declared here so
+// that the registry and tests can name it.
+#pragma once
+
+#include <trackgen/generators/detail/common.hpp>
+
+#include <string>
+
+namespace trackgen::detail {
+
+/// The polar generator's parameters, resolved on the host from a config.
+struct PolarParams {
+  int num_envs = 0;
+  int num_points = 0;  ///< N
+  int num_knots = 0;   ///< K = max(polar_num_knots, 4)
+  int npseg = 0;
+  float radial_jitter = 0.0f;   ///< clamped to [0, 0.85]
+  float angular_jitter = 0.0f;  ///< clamped to [0, 0.45]
+  float target = 0.0f;          ///< normalized_extent * scale
+
+  /// Resolves and checks (ConfigError naming the field) a config.
+  static PolarParams from_config(const TrackGenConfig& config);
+};
+
+/// Launch sequence of generate() (sizes for E envs):
+///   controls (E) . dense (E*K*npseg) . arc_scan (E) . arc_lookup (E*N) .
+///   normalize (E teams) . valid (E).
+template <class Space>
+class PolarGenerator final : public BuiltinGenerator<Space, PolarParams> {
+  using Base = BuiltinGenerator<Space, PolarParams>;
+
+ public:
+  using typename Base::IntView;
+  using typename Base::Vec2View;
+
+  /// Resolves `config` and allocates the scratch on `space`.
+  PolarGenerator(const Space& space, const TrackGenConfig& config);
+
+  void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
+                const IntView& out_valid) override;
+  std::size_t device_bytes() const override;
+
+ private:
+  using Base::p_;
+  using Base::prefix_;
+  Vec2View controls_;  ///< [E*K]
+  Vec2View dense_;     ///< [E*K*npseg]
+  ArcScratch<Space> arc_;
+};
+
+}  // namespace trackgen::detail
