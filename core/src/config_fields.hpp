@@ -49,7 +49,13 @@ inline std::string show(E v) {
   const char* name = setting_name(v);
   return name ? show(std::string(name)) : "(enum value " + std::to_string(static_cast<long long>(v)) + ")";
 }
-inline std::string show(const FloatRange& r) { return "[" + show(r[0]) + ", " + show(r[1]) + "]"; }
+inline std::string show(const FloatRange& r) {
+  std::string s("[");  // appended piece by piece: GCC 12 misreads "[" + std::string&& as overlapping
+  s += show(r[0]);
+  s += ", ";
+  s += show(r[1]);
+  return s += "]";
+}
 inline std::string show(const std::vector<int>& v) {
   std::string s = "[";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + show(v[i]);

@@ -22,7 +22,7 @@ struct BezierParams : PointFamilyParams {
   int dense_stride() const { return num_slots * npseg; }
 };
 
-// Kernels shared with the gate anchor sources (pipeline/src/gate_sources.cpp).
+// Kernels shared with the gate anchor sources (generators/src/gate_sources.cpp).
 
 /// Steps 1-2 fused, thread per env: corner count (seed * 6151, clamped to
 /// [1, P]) and all P corners (seed * 9781) into `raw`, in draw order. Step 3

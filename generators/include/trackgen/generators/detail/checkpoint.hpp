@@ -28,7 +28,7 @@ struct CheckpointParams {
   int num_slots() const { return num_envs * num_candidates; }
 };
 
-// Kernels shared with the gate anchor sources (pipeline/src/gate_sources.cpp).
+// Kernels shared with the gate anchor sources (generators/src/gate_sources.cpp).
 
 /// Step 1, thread per slot (env e, candidate k): stream
 /// seed_e * 4099 + k * 2741 + 1; per checkpoint c the jitter

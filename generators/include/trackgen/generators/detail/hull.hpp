@@ -21,7 +21,7 @@ struct HullParams : PointFamilyParams {
   int dense_stride() const { return aug_stride() * npseg; }
 };
 
-// Kernels shared with the gate anchor sources (pipeline/src/gate_sources.cpp).
+// Kernels shared with the gate anchor sources (generators/src/gate_sources.cpp).
 
 /// Steps 1-2 fused, thread per env: corner count (seed * 5119 + 1, clamped to
 /// [1, P]) and all P corners (seed * 7919 + 1, the bezier sampler) into `raw`.

@@ -22,7 +22,7 @@ struct PolarParams {
   static PolarParams from_config(const TrackGenConfig& config);
 };
 
-// Kernels shared with the gate anchor sources (pipeline/src/gate_sources.cpp).
+// Kernels shared with the gate anchor sources (generators/src/gate_sources.cpp).
 
 /// Step 1, thread per env: per knot i, dr = (2u - 1) rj then da = (2u - 1) aj;
 /// r = max(1 + dr, 0.1), theta = 2 pi (i + da) / K.

@@ -28,7 +28,7 @@ struct VoronoiParams {
   int dense_stride() const { return aug_stride() * npseg; }
 };
 
-// Kernels shared with the gate anchor sources (pipeline/src/gate_sources.cpp).
+// Kernels shared with the gate anchor sources (generators/src/gate_sources.cpp).
 
 /// Step 1, thread per env, stream seed * 8171 + 19: cluster phase and radial
 /// first (always), then per site the layout's draws.
