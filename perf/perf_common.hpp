@@ -43,8 +43,9 @@ std::vector<std::string> stage_generators();
 /// The library's default config with `generator` and num_envs().
 TrackGenConfig perf_config(const std::string& generator);
 
-/// The pipeline stages, in order.
-enum class Stage { generator = 0, resample = 1, relax = 2, inflate = 3 };
+/// The pipeline stages, in order (near_pairs is the last step of inflate, run
+/// again on its own).
+enum class Stage { generator = 0, resample = 1, relax = 2, inflate = 3, near_pairs = 4 };
 
 /// The pipeline of one generator, split into its stages over buffers owned here
 /// (allocated once), so that each stage can be run and timed on its own. Stages
@@ -52,7 +53,8 @@ enum class Stage { generator = 0, resample = 1, relax = 2, inflate = 3 };
 /// work on the same realistic input.
 class StageFixture {
  public:
-  explicit StageFixture(const std::string& generator);
+  /// The fixture of a validated config (num_envs included).
+  explicit StageFixture(const TrackGenConfig& config);
 
   /// Runs every stage before `s` once (in order), so that `s` reads real input.
   void prepare(Stage s);
@@ -62,7 +64,7 @@ class StageFixture {
   const TrackGenConfig& config() const { return config_; }
   const Space& space() const { return ctx_.space(); }
   int num_envs() const { return config_.num_envs; }
-  /// Fraction of valid tracks after the last inflate (host read; fences).
+  /// Fraction of valid tracks after the last inflate or near_pairs (host read; fences).
   double yield() const;
 
  private:
@@ -77,6 +79,9 @@ class StageFixture {
 
 /// The fixture of `generator`, built on first use and kept until release_fixtures().
 StageFixture& fixture(const std::string& generator);
+
+/// The fixture of `config`, kept under `key` (built on first use).
+StageFixture& fixture(const std::string& key, const TrackGenConfig& config);
 
 /// Destroys the fixtures (before Kokkos is finalized).
 void release_fixtures();
@@ -111,7 +116,10 @@ benchmark::internal::Benchmark* add(const std::string& name, F&& fn) {
 /// first, untimed). Errors are reported through SkipWithError.
 void stage_benchmark(benchmark::State& state, Stage s, const std::string& generator);
 
-/// Name of a stage ("generator", "resample", "relax", "inflate").
+/// Same for the fixture of `config` kept under `key`.
+void stage_benchmark(benchmark::State& state, Stage s, const std::string& key, const TrackGenConfig& config);
+
+/// Name of a stage ("generator", "resample", "relax", "inflate", "near_pairs").
 const char* stage_name(Stage s);
 
 /// Defined by each program: registers its benchmarks (Kokkos is initialized).

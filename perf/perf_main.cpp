@@ -67,11 +67,11 @@ TrackGenConfig perf_config(const std::string& generator) {
   return c;
 }
 
-StageFixture::StageFixture(const std::string& generator)
-    : config_(perf_config(generator)),
+StageFixture::StageFixture(const TrackGenConfig& config)
+    : config_(config),
       ctx_(Space()),
       seed_buf_(Kokkos::view_alloc(ctx_.space(), label("perf", "seeds")), config_.num_envs),
-      generator_(get_generator<Space>(generator).make(ctx_.space(), config_)),
+      generator_(get_generator<Space>(config_.generator).make(ctx_.space(), config_)),
       buffers_(ctx_.space(), config_),
       track_(ctx_.space(), config_.num_envs, config_.N_max) {
   SeedState<Space>(ctx_.space(), config_.num_envs, 0, SeedExpansion::arange).effective(ctx_, seed_buf_);
@@ -92,6 +92,9 @@ void StageFixture::run(Stage s) {
     case Stage::inflate:
       inflate(ctx_, config_, buffers_, seed_buf_, track_);
       break;
+    case Stage::near_pairs:
+      check_near_pairs(ctx_, config_, buffers_, track_);
+      break;
   }
 }
 
@@ -108,9 +111,11 @@ double StageFixture::yield() const {
   return n / double(v.extent(0));
 }
 
-StageFixture& fixture(const std::string& generator) {
-  auto& f = g_fixtures[generator];
-  if (!f) f = std::make_unique<StageFixture>(generator);
+StageFixture& fixture(const std::string& generator) { return fixture(generator, perf_config(generator)); }
+
+StageFixture& fixture(const std::string& key, const TrackGenConfig& config) {
+  auto& f = g_fixtures[key];
+  if (!f) f = std::make_unique<StageFixture>(config);
   return *f;
 }
 
@@ -132,16 +137,22 @@ const char* stage_name(Stage s) {
       return "relax";
     case Stage::inflate:
       return "inflate";
+    case Stage::near_pairs:
+      return "near_pairs";
   }
   return "?";
 }
 
 void stage_benchmark(benchmark::State& state, Stage s, const std::string& generator) {
+  stage_benchmark(state, s, generator, perf_config(generator));
+}
+
+void stage_benchmark(benchmark::State& state, Stage s, const std::string& key, const TrackGenConfig& config) {
   try {
-    StageFixture& f = fixture(generator);
+    StageFixture& f = fixture(key, config);
     f.prepare(s);
     fenced_loop(state, f.space(), f.num_envs(), [&] { f.run(s); });
-    if (s == Stage::inflate) state.counters["yield"] = f.yield();
+    if (s == Stage::inflate || s == Stage::near_pairs) state.counters["yield"] = f.yield();
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }

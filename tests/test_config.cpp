@@ -92,7 +92,7 @@ TEST_CASE("TrackGenConfig defaults equal the original system's", "[config]") {
   CHECK(c.N_max == 384);
   CHECK(c.turning_tol == 0.1f);
   CHECK(c.w_floor == 1e-3f);
-  CHECK_FALSE(c.validity_border_check);
+  CHECK(c.validity_border_check);
   CHECK(c.relax_enable);
   CHECK(c.relax_solver == RelaxSolver::xpbd);
   CHECK(c.relax_tol == 0.02f);

@@ -146,6 +146,8 @@ TEMPLATE_TEST_CASE("TrackLocalizer, curvature, speed profile: bad input throws b
   CHECK_THROWS_WITH(TrackLocalizer<Space>(Space(), track, std::nullopt, 1.0f),
                     Catch::Contains("relock_distance must be unset for a cold localizer"));
   CHECK_THROWS_WITH(TrackLocalizer<Space>(Space(), track, 2, -1.0f), Catch::Contains("relock_distance must be finite"));
+  CHECK_THROWS_WITH(TrackLocalizer<Space>(Space(), Track<typename Space::memory_space>()),
+                    Catch::Contains("track must be an allocated Track"));
   CHECK_THROWS_WITH(curvature(Space(), track, -1), Catch::Contains("window must be >= 0, got -1"));
   CHECK_THROWS_WITH(speed_profile(Space(), track, SpeedLimits{0.0f, 1.0f, 1.0f, 1.0f}),
                     Catch::Contains("a_lat_max must be finite and > 0"));
@@ -156,5 +158,7 @@ TEMPLATE_TEST_CASE("TrackLocalizer, curvature, speed profile: bad input throws b
   tt::LaunchCounter::launches = 0;
   CHECK_THROWS_WITH(loc.query(), Catch::Contains("no inputs bound"));
   CHECK_THROWS_WITH(loc.query(p3), Catch::Contains("position must be a View of extent E = 2"));
+  CHECK_THROWS_WITH(loc.bind(p3), Catch::Contains("position must be a View of extent E = 2, got 3"));
+  CHECK_THROWS_WITH(loc.query(), Catch::Contains("no inputs bound"));  // the failed bind bound nothing
   CHECK(tt::LaunchCounter::launches == 0);
 }

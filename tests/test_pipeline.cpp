@@ -57,7 +57,7 @@ std::vector<trackgen::TrackGenConfig> mode_configs() {
   auto cadenced = base;
   cadenced.relax_sep_cache_slots = 0;
   cadenced.relax_accel = trackgen::RelaxAccel::none;
-  cadenced.validity_border_check = true;
+  cadenced.validity_border_check = false;
   v.push_back(cadenced);
   auto small = base;
   small.relax_sep_cache_slots = 3;  // overflowing cache
@@ -113,9 +113,6 @@ TEMPLATE_TEST_CASE("pipeline: stages refuse a config the buffers were not built 
   other = cfg;
   other.relax_iters = 60;
   CHECK_THROWS_AS(trackgen::relax_solve(rig.ctx, other, rig.buffers, rig.track), trackgen::ConfigError);
-  other = cfg;
-  other.validity_border_check = true;
-  CHECK_THROWS_AS(trackgen::inflate(rig.ctx, other, rig.buffers, rig.seeds, rig.track), trackgen::ConfigError);
   typename tt::StageRig<TestType>::track_type wrong(2, 100);
   CHECK_THROWS_AS(trackgen::run_pipeline(rig.ctx, cfg, rig.buffers, rig.seeds, wrong), trackgen::ConfigError);
   other = cfg;
@@ -133,15 +130,19 @@ TEMPLATE_TEST_CASE("pipeline: buffers are allocated per mode and labelled", "[pi
   CHECK(full.sep_cache_idx.extent(0) == 4u * 384u);
   CHECK(full.sep_cache_idx.extent(1) == 16u);
   CHECK(full.cheb_prev.extent(0) == 4u * 384u);
-  CHECK(full.out2.extent(0) == 0u);
+  CHECK(full.cell_table() == 512);
+  CHECK(full.cell_start.extent(0) == 4u * 513u);
+  CHECK(full.cell_items.extent(0) == 4u * 384u);
   CHECK(full.cheby_omega.extent(0) == 42u);
   cfg.relax_sep_every = 1;  // dense: no cache
   cfg.relax_accel = trackgen::RelaxAccel::none;
-  cfg.validity_border_check = true;
+  cfg.N_max = 300;
   trackgen::PipelineBuffers<TestType> lean(TestType(), cfg);
   CHECK(lean.sep_cache_idx.extent(0) == 0u);
   CHECK(lean.cheb_prev.extent(0) == 0u);
-  CHECK(lean.out2.extent(0) == 4u * 384u);
+  CHECK(lean.cell_table() == 512);
+  CHECK(lean.cell_start.extent(0) == 4u * 513u);
+  CHECK(lean.cell_items.extent(0) == 4u * 300u);
   CHECK(lean.device_bytes() < full.device_bytes());
   CHECK(full.device_bytes() > 4u * 384u * 8u * 3u);
 }

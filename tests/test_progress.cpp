@@ -148,6 +148,8 @@ TEMPLATE_TEST_CASE("CheckpointSampler, CheckpointSet and ProgressTracker: bad in
   const tt::LaunchCounter launches;
   CHECK_THROWS_WITH(CheckpointSampler<Space>(Space(), track, 0.0f, 5), Catch::Contains("spacing must be finite and > 0"));
   CHECK_THROWS_WITH(CheckpointSampler<Space>(Space(), track, 1.0f, 2), Catch::Contains("max_checkpoints must be >= 3"));
+  CHECK_THROWS_WITH(CheckpointSampler<Space>(Space(), Track<typename Space::memory_space>(), 1.0f, 5),
+                    Catch::Contains("track must be an allocated Track"));
   CHECK_THROWS_WITH(CheckpointSet<Space>::wrap(set.position, set.left, short_right, set.tangent,
                                                set.up_half, set.count),
                     Catch::Contains("right must be a View of extent E*M = 15, got 14"));

@@ -95,6 +95,10 @@ TEMPLATE_TEST_CASE("PropSampler and HeightFieldBaker: bad input throws before an
                     Catch::Contains("max_props must be >= 3, got 2"));
   CHECK_THROWS_WITH(PropSampler<Space>(Space(), track, 1.0f, static_cast<PropBoundary>(7)),
                     Catch::Contains("boundary must be"));
+  CHECK_THROWS_WITH(PropSampler<Space>(Space(), Track<typename Space::memory_space>(), 1.0f),
+                    Catch::Contains("track must be an allocated Track"));
+  CHECK_THROWS_WITH(HeightFieldBaker<Space>(Space(), Track<typename Space::memory_space>()),
+                    Catch::Contains("track must be an allocated Track"));
   CHECK_THROWS_WITH(HeightFieldBaker<Space>(Space(), track, GridOptions{7, std::nullopt}),
                     Catch::Contains("resolution must be >= 8, got 7"));
   CHECK_THROWS_WITH(HeightFieldBaker<Space>(Space(), track, GridOptions{8, 0.0f}),

@@ -244,6 +244,6 @@ TEMPLATE_TEST_CASE("TrackGenerator: kernels and regions are labelled", "[pipelin
   const std::set<std::string> want{
       "TrackGen::pipeline::resample::constant_spacing", "TrackGen::pipeline::relax::band_l0",
       "TrackGen::pipeline::relax::solve", "TrackGen::pipeline::inflate::reuniformize",
-      "TrackGen::pipeline::inflate::frames_offset_validity"};
+      "TrackGen::pipeline::inflate::frames_offset_validity", "TrackGen::pipeline::inflate::near_pairs"};
   CHECK(pipeline == want);
 }

@@ -5,6 +5,7 @@
 #include <trackgen/core/errors.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 
@@ -68,7 +69,7 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
       n_max_(c.N_max),
       cache_slots_(cache_slots_of(c)),
       chebyshev_(chebyshev_of(c)),
-      border_check_(c.validity_border_check),
+      cell_table_(static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::max(c.N_max, 1))))),
       z_knots_(z_knots_of(c)),
       relax_iters_(c.relax_iters),
       cheby_start_(c.relax_cheby_start),
@@ -127,11 +128,8 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
   flt(seg, "seg", M);
   flt(turn, "turn", M);
   flt(kappa, "kappa", M);
-  flt(th_min, "th_min", M);
-  if (border_check_) {
-    vec2(out2, "out2", M);
-    vec2(inn2, "inn2", M);
-  }
+  i32(cell_start, "cell_start", E * (static_cast<std::size_t>(cell_table_) + 1));
+  i32(cell_items, "cell_items", M);
   i32(env_band, "env_band", E);
   i32(env_flip, "env_flip", E);
   if (z_knots_ > 0) flt(z_knots, "z_knots", E * static_cast<std::size_t>(z_knots_));
@@ -152,7 +150,6 @@ void PipelineBuffers<Space>::check(const TrackGenConfig& c, const char* api) con
   const int slots = cache_slots_of(c);
   if (slots != cache_slots_) fail("relax_sep_cache_slots (effective)", slots, cache_slots_);
   if (chebyshev_of(c) != chebyshev_) fail("relax_accel == \"chebyshev\"", chebyshev_of(c), chebyshev_);
-  if (c.validity_border_check != border_check_) fail("validity_border_check", c.validity_border_check, border_check_);
   const int knots = z_knots_of(c);
   if (knots != z_knots_) fail("z_control_points (knots of the z profile)", knots, z_knots_);
   if (chebyshev_ && (c.relax_iters != relax_iters_ || c.relax_cheby_start != cheby_start_ ||
@@ -169,7 +166,7 @@ std::size_t PipelineBuffers<Space>::device_bytes() const {
          view_bytes(band) + view_bytes(l0) + view_bytes(relaxed) + view_bytes(relax_swap) + view_bytes(cheb_prev) +
          view_bytes(cheby_omega) + view_bytes(sep_cache_idx) + view_bytes(sep_cache_count) +
          view_bytes(sep_overflow_flag) + view_bytes(ctr2) + view_bytes(seg) + view_bytes(turn) + view_bytes(kappa) +
-         view_bytes(th_min) + view_bytes(out2) + view_bytes(inn2) + view_bytes(env_band) + view_bytes(env_flip) +
+         view_bytes(cell_start) + view_bytes(cell_items) + view_bytes(env_band) + view_bytes(env_flip) +
          view_bytes(z_knots);
 }
 

@@ -12,17 +12,19 @@
 //        which picks the outer border (larger |area|) and the thickness band;
 //        the knots of a knot-based z profile (uniform, random_walk);
 //      C (thread per point) z of the point from its plan-view arc length (the
-//        profile), offsets and the lift to Vec3 into the Track, and the
-//        O(count) thickness scan of point i against points j > i;
-//      C' (optional border check, thread per segment) XCOUNT of outer + inner
-//        (integer sum: order-independent);
+//        profile), offsets and the lift to Vec3 into the Track;
 //      L (non-flat profiles only, thread per point) 3D central-difference unit
 //        tangents of the lifted centerline;
 //      D (one thread) non-flat: the 3D arc length (float64 scan) replacing the
 //        plan-view one; validity: turning sum in point order, NaN, width floor,
-//        thickness from the per-point minima, border crossings, grade, gen_valid.
+//        the curvature half of the thickness test (Menger radius), grade,
+//        gen_valid.
 //    Float results are produced by exactly one thread each, sums in a fixed
 //    order: nothing depends on team size or scheduling.
+//  - inflate::near_pairs (pairs.cpp): the tests over pairs of nearby points,
+//    O(count) per env through a grid: the separation half of the thickness
+//    test, and with validity_border_check the loop check; clears valid where
+//    one fails.
 //
 // Lift rules: flat keeps the plan-view tangent (t.x, t.y, 0) and
 // arc length and puts every point, padding included, at z_base; a non-flat
@@ -48,8 +50,7 @@ struct InflateKernel {
   DView<Vec3f, Space> outer, center, inner, tangent, normal;
   DView<float, Space> arclen, length_out, winding;
   DView<int, Space> valid;
-  DView<float, Space> seg, turn, kappa, th_min;
-  DView<Vec2f, Space> out2, inn2;
+  DView<float, Space> seg, turn, kappa;
   DView<int, Space> env_band, env_flip;
   DView<std::int32_t, Space> seeds;
   DView<float, Space> z_knots;
@@ -62,7 +63,6 @@ struct InflateKernel {
   float min_thickness = 0;
   float turning_tol = 0;
   bool width_ok = true;
-  bool border_check = false;
   bool has_band_override = false;
   int band_override = 0;
 
@@ -163,11 +163,10 @@ struct InflateKernel {
     });
     team.team_barrier();
 
-    // --- C: elevation, offsets, lift, per-point thickness scan
+    // --- C: elevation, offsets, lift
     const bool lifted = z.profile != ZProfile::flat;
     const float perimeter = length_out(e);
     const int flip = env_flip(e);
-    const int band_e = kmath::max(env_band(e), 0);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_max), [&](const int i) {
       const std::size_t s = base + static_cast<std::size_t>(i);
       const Vec2f ci = c[i];  // NaN at padding
@@ -179,30 +178,8 @@ struct InflateKernel {
       center(s) = Vec3f{ci.x, ci.y, zi};
       outer(s) = Vec3f{o.x, o.y, zi};
       inner(s) = Vec3f{in.x, in.y, zi};
-      if (border_check) {
-        out2(s) = o;
-        inn2(s) = in;
-      }
-      if (i < cnt) {
-        // j > i with circ(i, j, cnt) > band  <=>  band < j - i < cnt - band
-        float m = detail::no_pair_d2;
-        const int j_end = kmath::min(cnt, i + cnt - band_e);
-        for (int j = i + band_e + 1; j < j_end; ++j) m = kmath::min(m, length_sq(ci - c[j]));
-        th_min(s) = m;
-      }
     });
     team.team_barrier();
-
-    // --- C': optional border self-intersection check (integer count)
-    int crossings = 0;
-    if (border_check && cnt > 0) {
-      const Vec2f* const po = out2.data() + base;
-      const Vec2f* const pi = inn2.data() + base;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, cnt),
-          [&](const int i, int& sum) { sum += geom::xcount_segment(po, cnt, i) + geom::xcount_segment(pi, cnt, i); },
-          crossings);
-    }
 
     // --- L: 3D tangents of a lifted centerline (needs the neighbours' z)
     if (lifted) {
@@ -225,21 +202,19 @@ struct InflateKernel {
         float turning = 0.0f;
         bool finite = true;
         float kmax = 0.0f;
-        float d2 = detail::no_pair_d2;
         for (int i = 0; i < cnt; ++i) {
           turning += turn(base + i);
           finite = finite && is_finite(c[i]);
           kmax = kmath::max(kmax, kappa(base + i));
-          d2 = kmath::min(d2, th_min(base + i));
         }
         const float two_pi = 2.0f * geom::pi_f;
         const bool turn_ok = kmath::fabs(kmath::fabs(turning) - two_pi) <= turning_tol;
-        const float sep_min = d2 < detail::no_pair_d2 ? kmath::sqrt(d2) : 1e30f;
+        // thickness = min(rad_min, sep_min / 2) >= min_thickness: the radius
+        // half here, the separation half in near_pairs
         const float rad_min = 1.0f / kmath::max(kmax, 1e-12f);
-        const float thickness = kmath::min(rad_min, 0.5f * sep_min);
-        const bool th_ok = thickness >= min_thickness;
+        const bool th_ok = rad_min >= min_thickness;
         const bool grade_ok = z_valid_grade <= 0.0f || grade_within(base, cnt);
-        ok = (gen_valid(e) != 0 && turn_ok && width_ok && finite && th_ok && crossings == 0 && grade_ok) ? 1 : 0;
+        ok = (gen_valid(e) != 0 && turn_ok && width_ok && finite && th_ok && grade_ok) ? 1 : 0;
       }
       valid(e) = ok;
     });
@@ -276,9 +251,6 @@ void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, Pipe
   k.seg = buffers.seg;
   k.turn = buffers.turn;
   k.kappa = buffers.kappa;
-  k.th_min = buffers.th_min;
-  k.out2 = buffers.out2;
-  k.inn2 = buffers.inn2;
   k.env_band = buffers.env_band;
   k.env_flip = buffers.env_flip;
   k.n_max = buffers.n_max();
@@ -291,11 +263,11 @@ void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, Pipe
   k.z = c.z;
   k.z_valid_grade = c.z_valid_grade;
   k.width_ok = c.half_width > c.w_floor;
-  k.border_check = config.validity_border_check;
   k.has_band_override = config.relax_band.has_value();
   k.band_override = config.relax_band.value_or(0);
   ctx.for_each_team("TrackGen::pipeline::inflate::frames_offset_validity", buffers.num_envs(),
                     detail::env_team_size<Space>(), k);
+  check_near_pairs(ctx, config, buffers, track);
 }
 
 template <class Space>

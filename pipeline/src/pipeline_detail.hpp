@@ -36,8 +36,4 @@ void check_inputs(const PipelineBuffers<Space>& buffers, const TrackGenConfig& c
   }
 }
 
-/// Sentinel of "no non-band pair" in the squared-distance minimum of the
-/// thickness test (the original system starts sep_min at 1e30).
-inline constexpr float no_pair_d2 = 3.0e38f;
-
 }  // namespace trackgen::detail

@@ -199,7 +199,7 @@ struct TrackGenConfig {
   int N_max = 384;                                ///< output stride per env
   float turning_tol = 0.1f;                       ///< validity: ||turn| - 2pi| <= tol
   float w_floor = 1e-3f;                          ///< validity: half-width must exceed it
-  bool validity_border_check = false;             ///< explicit outer/inner crossing check
+  bool validity_border_check = true;              ///< loop check: simple loops, no folds, border clearance
 
   // --- relaxation (docs/algorithms.md#relaxation)
   bool relax_enable = true;

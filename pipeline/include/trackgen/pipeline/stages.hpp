@@ -81,9 +81,11 @@ std::vector<float> chebyshev_schedule(const TrackGenConfig& config);
 /// Differences from the original system's list: no constant width buffer `w` (the
 /// width is the scalar hw, so the width floor is the scalar test hw > w_floor);
 /// no area_a/area_b (the offset areas are summed by one thread per env in
-/// registers); no tan2/nrm2 staging (frames are written straight into the Track);
-/// out2/inn2 exist only when validity_border_check is set; the Chebyshev buffer
-/// and the separation cache only when their mode is on.
+/// registers); no tan2/nrm2/out2/inn2 staging (frames and borders are written
+/// straight into the Track and the pair tests read them there); the grid of
+/// the pair tests (cell_start, cell_items) instead of a per-point thickness
+/// buffer; the Chebyshev buffer and the separation cache only when their mode
+/// is on.
 template <class Space>
 class PipelineBuffers {
  public:
@@ -108,6 +110,8 @@ class PipelineBuffers {
   int num_points() const { return num_points_; }
   int n_max() const { return n_max_; }
   int cache_slots() const { return cache_slots_; }
+  /// Hashed grid cells per env of the pair tests: the smallest power of two >= N_max.
+  int cell_table() const { return cell_table_; }
 
   /// Throws ConfigError (naming `api`) unless `config` has the shape these buffers
   /// were allocated for (num_envs, num_points, N_max, relaxation modes).
@@ -141,9 +145,8 @@ class PipelineBuffers {
   FloatView seg;     ///< [E*N_max] |c_{i+1} - c_i| per real point
   FloatView turn;    ///< [E*N_max] wrapped heading change at point i
   FloatView kappa;   ///< [E*N_max] Menger curvature at point i
-  FloatView th_min;  ///< [E*N_max] min squared non-band distance from point i to points j > i
-  Vec2View out2;     ///< [E*N_max] outer border (2D); empty unless validity_border_check
-  Vec2View inn2;     ///< [E*N_max] inner border (2D); empty unless validity_border_check
+  IntView cell_start;  ///< [E*(T+1)] pair tests: first item of each hashed grid cell, T = cell_table()
+  IntView cell_items;  ///< [E*N_max] pair tests: point indices sorted by grid cell
   IntView env_band;  ///< [E] thickness band used by validity
   IntView env_flip;  ///< [E] 1 if the outer border is c - hw n (else c + hw n)
   FloatView z_knots; ///< [E*K] elevation knots, K = z_control_points; empty unless z_profile is uniform or random_walk
@@ -157,7 +160,7 @@ class PipelineBuffers {
   int n_max_ = 0;
   int cache_slots_ = 0;
   bool chebyshev_ = false;
-  bool border_check_ = false;
+  int cell_table_ = 0;
   int z_knots_ = 0;          // knots per env (0 unless the z profile uses knots)
   int relax_iters_ = 0;      // the Chebyshev schedule's inputs
   int cheby_start_ = 0;
@@ -225,12 +228,40 @@ const DView<Vec2f, Space>& relax_output(const TrackGenConfig& config, const Pipe
 /// arc length and keep the normals planar. Writes every Track field except
 /// count, truncated and sep_overflow. The thickness test uses relax_band when it
 /// is set (the band the relaxation used; the original system ignored it), else
-/// SEPBAND(perimeter / count, 2 hw) of the final chain. ConfigError naming the
-/// API when the buffers, Track or seeds do not fit the config. Kernels
-/// "TrackGen::pipeline::inflate::reuniformize" and "TrackGen::pipeline::inflate::frames_offset_validity".
+/// SEPBAND(perimeter / count, 2 hw) of the final chain. Ends with
+/// check_near_pairs. ConfigError naming the API when the buffers, Track or
+/// seeds do not fit the config. Kernels "TrackGen::pipeline::inflate::reuniformize",
+/// "TrackGen::pipeline::inflate::frames_offset_validity" and
+/// "TrackGen::pipeline::inflate::near_pairs".
 template <class Space>
 void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
              const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track);
+
+/// The validity tests over pairs of nearby points, the last step of inflate:
+/// clears track.valid[e] where one fails (envs already invalid are skipped).
+///  - Always: the separation half of the thickness test, |c_i - c_j| >= 2 (1 -
+///    relax_tol) hw for every pair farther apart than the thickness band.
+///  - With validity_border_check (the default), the loop check, which makes a
+///    valid track drivable:
+///    - the centre line, the outer and the inner border are simple: no two
+///      non-adjacent segments of one loop come within 1e-3 hw of each other
+///      (which includes every crossing and touch);
+///    - no border folds back: border segment i advances along centre segment i
+///      by more than 1e-3 of its length;
+///    - every border point keeps (1 - relax_tol) hw from the centre line, where
+///      the centre line between two points may be the chord or the circular arc
+///      through the neighbouring points (the chord's distance plus its
+///      sagitta on the circle of the larger Menger curvature of its ends).
+/// Cost O(count) per env: a hashed uniform grid of the centre points in the
+/// preallocated cell_start / cell_items (cell side about 2 (hw + the longest
+/// centre segment)); every pair that can fail a test has its centre points in
+/// the same or neighbouring cells. Reads the centre line and borders of
+/// `track` and the buffers' seg, kappa and env_band, as inflate leaves them.
+/// ConfigError naming the API when the buffers or Track do not fit the config.
+/// Kernel "TrackGen::pipeline::inflate::near_pairs".
+template <class Space>
+void check_near_pairs(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
+                      Track<typename Space::memory_space>& track);
 
 /// resample_constant_spacing -> relax -> inflate (everything after the generator).
 template <class Space>
