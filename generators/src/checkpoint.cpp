@@ -37,10 +37,6 @@ CheckpointParams CheckpointParams::from_config(const TrackGenConfig& c) {
   return p;
 }
 
-/// Step 1, thread per slot (env e, candidate k): stream
-/// seed_e * 4099 + k * 2741 + 1; per checkpoint c the jitter
-/// (2u - 1) * angle_jitter * sigma, then the radius rmin + u (1 - rmin) (R = 1);
-/// checkpoint = r (cos theta, sin theta), theta = c sigma + jit.
 template <class Space>
 void checkpoint_rings(const LaunchContext<Space>& ctx, const std::string& label, const CheckpointParams& p,
                       const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& checkpoints) {
@@ -312,7 +308,9 @@ std::size_t CheckpointGenerator<Space>::device_bytes() const {
   return arc_.bytes() + views_bytes(checkpoints_, candidates_, crossings_, clip_loops_, clipped_);
 }
 
-#define TRACKGEN_INSTANTIATE_CHECKPOINT(S) template class CheckpointGenerator<S>;
+#define TRACKGEN_INSTANTIATE_CHECKPOINT(S) \
+  template class CheckpointGenerator<S>; \
+  template void checkpoint_rings<S>(const LaunchContext<S>&, const std::string&, const CheckpointParams&, const DView<std::int32_t, S>&, const DView<Vec2f, S>&);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_CHECKPOINT)
 
 }  // namespace trackgen::detail

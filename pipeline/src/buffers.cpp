@@ -42,14 +42,7 @@ PipelineConstants pipeline_constants(const TrackGenConfig& c) {
   k.min_thickness = static_cast<float>((1.0 - as_python_double(c.relax_tol)) * hw);
   k.turning_tol = c.turning_tol;
   k.w_floor = c.w_floor;
-  k.z.profile = c.z_profile;
-  k.z.base = c.z_base;
-  k.z.min = c.z_min;
-  k.z.max = c.z_max;
-  k.z.max_step = c.z_max_step;
-  k.z.amplitude = c.z_noise_amplitude;
-  k.z.harmonics = c.z_noise_harmonics;
-  k.z.knots = c.z_control_points;
+  k.z = z_params(c);
   k.z_valid_grade = c.z_valid_grade;
   k.use_cache = cache_slots_of(c) > 0;
   k.chebyshev = chebyshev_of(c);

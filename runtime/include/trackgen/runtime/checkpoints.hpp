@@ -16,6 +16,7 @@
 // (up_half = 1e30).
 #pragma once
 
+#include <trackgen/core/gate_sequence.hpp>
 #include <trackgen/core/track.hpp>
 #include <trackgen/exec/launch_context.hpp>
 
@@ -48,6 +49,14 @@ struct CheckpointSet {
   /// count [E] (E >= 1), the others [E*M] with M >= 1.
   static CheckpointSet wrap(const Vec3View& position, const Vec3View& left, const Vec3View& right,
                             const Vec3View& tangent, const FloatView& up_half, const IntView& count);
+
+  /// The gates of `seq` as checkpoints, aliased (no copy): position, left and
+  /// right, tangent = seq.forward (the gate plane's normal), up_half =
+  /// seq.half_size (square gates), count. A regenerated sequence is seen by
+  /// every later update without a refresh.
+  static CheckpointSet from_gates(const GateSequence<typename Space::memory_space>& seq) {
+    return wrap(seq.position, seq.left, seq.right, seq.forward, seq.half_size, seq.count);
+  }
 
   /// Envs E.
   int num_envs() const { return static_cast<int>(count.extent(0)); }

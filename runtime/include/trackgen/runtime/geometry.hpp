@@ -4,15 +4,9 @@
 // own kernels (an agent model placing its box, a reward shaping term).
 #pragma once
 
-#include <trackgen/core/geometry.hpp>
+#include <trackgen/core/quat.hpp>
 
 namespace trackgen {
-
-/// A unit quaternion (x, y, z, w), w the scalar part. Packed, 16 bytes.
-struct Quatf {
-  float x, y, z, w;
-};
-
 namespace geom {
 
 /// The rotation by `yaw` about +z as a quaternion.
