@@ -129,7 +129,7 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
                               static_cast<std::size_t>(cache_slots_));
     i32(sep_cache_count, "sep_cache_count", M);
     i32(sep_overflow_flag, "sep_overflow_flag", M);
-    if (detail::is_host_space<Space>()) i32(sep_cache_hits, "sep_cache_hits", M);
+    if (detail::is_host_space<Space>()) i32(sep_cache_split, "sep_cache_split", 4 * M);
   }
 
   vec2(ctr2, "ctr2", M);
@@ -173,7 +173,7 @@ std::size_t PipelineBuffers<Space>::device_bytes() const {
   return view_bytes(gen_centerline) + view_bytes(gen_valid) + view_bytes(cs_center) + view_bytes(arc_s) +
          view_bytes(band) + view_bytes(l0) + view_bytes(relaxed) + view_bytes(relax_chains) + view_bytes(relax_sep) +
          view_bytes(cheby_omega) + view_bytes(sep_cache_idx) + view_bytes(sep_cache_count) +
-         view_bytes(sep_overflow_flag) + view_bytes(sep_cache_hits) + view_bytes(ctr2) + view_bytes(seg) +
+         view_bytes(sep_overflow_flag) + view_bytes(sep_cache_split) + view_bytes(ctr2) + view_bytes(seg) +
          view_bytes(turn) + view_bytes(kappa) + view_bytes(cell_start) + view_bytes(cell_items) +
          view_bytes(env_band) + view_bytes(env_flip) +
          view_bytes(z_knots);

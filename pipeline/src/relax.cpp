@@ -63,7 +63,7 @@ struct RelaxSolveKernel {
   CacheView cache_idx;
   DView<int, Space> cache_count;
   DView<int, Space> overflow_flag;
-  DView<int, Space> cache_hits;    // host spaces: [E*N_max] bit words
+  DView<int, Space> cache_split;   // host spaces: [E][4][N_max] list splits
   DView<int, Space> sep_overflow;  // Track [E]
 
   int n_max = 0;
@@ -99,7 +99,7 @@ struct RelaxSolveKernel {
         .sums = {sp, sp + n_max, sp + 2 * n_max},
         .cache = {at(cache_idx, base), cache_idx.stride(1), at(cache_count, base), at(overflow_flag, base),
                   schedule.slots},
-        .hits = {reinterpret_cast<std::uint32_t*>(at(cache_hits, base))},
+        .split = rx::NearSplit::at(at(cache_split, 4 * base), n_max),
         .omega = omega.data(),
         .schedule = schedule,
         .dist = dist,
@@ -164,7 +164,7 @@ void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
                                   .cache_idx = buffers.sep_cache_idx,
                                   .cache_count = buffers.sep_cache_count,
                                   .overflow_flag = buffers.sep_overflow_flag,
-                                  .cache_hits = buffers.sep_cache_hits,
+                                  .cache_split = buffers.sep_cache_split,
                                   .sep_overflow = track.sep_overflow,
                                   .n_max = buffers.n_max(),
                                   .num_chains = buffers.relax_chain_count(),

@@ -168,11 +168,32 @@ KOKKOS_INLINE_FUNCTION void refresh_candidates(const Chain& x, const Env& env, c
   c.overflow[i] = first ? over : (c.overflow[i] | over);
 }
 
-/// A host env's per-bead bit words, the refresh's marks of up to 32 partners.
-/// [N_max] per env.
-struct HitWords {
-  std::uint32_t* bits;
+/// How a host bead's candidate list splits (docs/algorithms.md#how-the-solve-runs).
+/// Ascending, the list holds the far candidates below the bead (entries
+/// [0, below)), then the near ones j = i - o and j = i + o, band < o <= band + w
+/// (bit o - band - 1 of `left` and `right`; never wrapped around the loop), then
+/// the far ones above, wrapped ones included (entries [above, count)). Four
+/// [N_max] arrays per env; `left` is also the refresh's partner bit words.
+struct NearSplit {
+  std::uint32_t* left;
+  std::uint32_t* right;
+  std::int32_t* below;
+  std::int32_t* above;
+  /// The split of the env whose arrays start at `base` (null: none).
+  KOKKOS_INLINE_FUNCTION static NearSplit at(std::int32_t* base, int n_max) {
+    if (base == nullptr) return {nullptr, nullptr, nullptr, nullptr};
+    return {reinterpret_cast<std::uint32_t*>(base), reinterpret_cast<std::uint32_t*>(base + n_max), base + 2 * n_max,
+            base + 3 * n_max};
+  }
 };
+
+/// The near offsets of a host env's split: those a straight chain at the rest
+/// length reaches within the cache radius (what nearly every bead lists), at
+/// most 32. Any width gives the same sums; this one makes far entries rare.
+KOKKOS_INLINE_FUNCTION int near_width(const Env& env, const Distances& d) {
+  const float reach = d.cache_radius / env.rest_length;
+  return reach > 0.0f && reach < 64.0f ? kmath::max(kmath::min(static_cast<int>(reach) + 1 - env.band, 32), 0) : 0;
+}
 
 /// A host loop function whose every call is inlined into it, so that the bead
 /// loop it runs sees the whole body (GCC only inlines large lambdas when told).
@@ -189,15 +210,14 @@ struct HitWords {
 ///    partner marks the beads within the radius in a bit word per bead, then
 ///    each bead appends its marked partners in index order (the same lists,
 ///    and overflows, as the per-bead scan).
-///  - Separation: each bead marks its candidates within the target in a bit
-///    word (branch-free; the candidates are scattered, so no vector pass), then
-///    adds the pushes of its marked candidates in list order. Only pairs within
-///    the target cost a square root and a division, as in the original
-///    per-bead kernel, and the marks leave few unpredictable branches.
+///    Each list is then split (NearSplit) into far entries below, near
+///    offsets, and far entries above.
+///  - Separation: a bead's sum still adds its candidates in ascending index
+///    order: a per-bead pass over the far entries below, then one vector pass
+///    per near offset (the nearest last below the bead, first above it), each
+///    lane adding its bead's push or, off the list or beyond the target, +0
+///    (add_push), then a per-bead pass over the far entries above.
 struct HostLoops {
-  /// Most list entries a bead's bit word holds; longer lists take the per-bead scan.
-  static constexpr int word_slots = 32;
-
   template <class F>
   TRACKGEN_FLATTEN void beads(int begin, int end, const F& f) const {
     TRACKGEN_IVDEP
@@ -220,9 +240,9 @@ struct HostLoops {
     f(n - 1, n - 2, 0);
   }
 
-  /// Refreshes every bead's list, as refresh_candidates does.
+  /// Refreshes every bead's list, as refresh_candidates does, and splits it.
   TRACKGEN_FLATTEN void refresh(const Chain& x, const Env& env, const Distances& d, const Cache& c,
-                                const HitWords& h, bool first) const {
+                                const NearSplit& h, bool first) const {
     const int n = env.count;
     const float r2 = d.cache_radius * d.cache_radius;
     for (int i = 0; i < n; ++i) {
@@ -230,7 +250,7 @@ struct HostLoops {
       if (first) c.overflow[i] = 0;
     }
     for (int w0 = 0; w0 < n; w0 += 32) {
-      for (int i = 0; i < n; ++i) h.bits[i] = 0u;
+      for (int i = 0; i < n; ++i) h.left[i] = 0u;
       for (int j = w0; j < kmath::min(w0 + 32, n); ++j) {  // bead i is outside j's band iff j is outside i's
         const OutsideBand r(j, n, env.band);
         const float xj = x.x[j], yj = x.y[j];
@@ -239,14 +259,14 @@ struct HostLoops {
           TRACKGEN_IVDEP
           for (int i = lo; i <= hi; ++i) {
             const float dx = x.x[i] - xj, dy = x.y[i] - yj;
-            h.bits[i] |= dx * dx + dy * dy < r2 ? bit : 0u;
+            h.left[i] |= dx * dx + dy * dy < r2 ? bit : 0u;
           }
         };
         mark(r.lo1, r.hi1);
         mark(r.lo2, r.hi2);
       }
       for (int i = 0; i < n; ++i) {
-        for (std::uint32_t b = h.bits[i]; b != 0u; b &= b - 1u) {
+        for (std::uint32_t b = h.left[i]; b != 0u; b &= b - 1u) {
           if (c.count[i] == c.slots) {
             c.overflow[i] = 1;
             break;
@@ -256,31 +276,49 @@ struct HostLoops {
         }
       }
     }
+    const int lo = env.band + 1, hi = env.band + near_width(env, d);  // near offsets [lo, hi]
+    for (int i = 0; i < n; ++i) {
+      const int m = c.count[i];
+      int k = 0;
+      std::uint32_t left = 0u, right = 0u;
+      while (k < m && c.idx[i + k * c.stride] < i - hi) ++k;
+      h.below[i] = k;
+      for (; k < m && c.idx[i + k * c.stride] < i; ++k) left |= 1u << (i - c.idx[i + k * c.stride] - lo);
+      for (; k < m && c.idx[i + k * c.stride] <= i + hi; ++k) right |= 1u << (c.idx[i + k * c.stride] - i - lo);
+      h.above[i] = k;
+      h.left[i] = left;
+      h.right[i] = right;
+    }
   }
 
   TRACKGEN_FLATTEN void cached_separation(const Chain& x, const Env& env, const Distances& d, const Cache& c,
-                                          const HitWords&, const SepSums& sum) const {
+                                          const NearSplit& h, const SepSums& sum) const {
     const int n = env.count;
-    if (c.slots > word_slots) {
-      for (int i = 0; i < n; ++i) {
-        float sx = 0.0f, sy = 0.0f, sn = 0.0f;
-        const Vec2f xi = x.get(i);
-        for (int k = 0; k < c.count[i]; ++k) add_push(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d, true);
-        sum.set(i, sx, sy, sn);
-      }
-      return;
-    }
-    for (int i = 0; i < n; ++i) {
-      const Vec2f xi = x.get(i);
-      std::uint32_t hits = 0u;  // candidates within the target, marked branch-free
-      for (int k = 0; k < c.count[i]; ++k) {
-        const Vec2f diff = xi - x.get(c.idx[i + k * c.stride]);
-        hits |= length_sq(diff) < d.target_sq ? 1u << k : 0u;
-      }
+    const int lo = env.band + 1, hi = env.band + near_width(env, d);
+    for (int i = 0; i < n; ++i) {  // far candidates below
       float sx = 0.0f, sy = 0.0f, sn = 0.0f;
-      for (; hits != 0u; hits &= hits - 1u) {
-        add_push(sx, sy, sn, xi, x.get(c.idx[i + std::countr_zero(hits) * c.stride]), d, true);
+      const Vec2f xi = x.get(i);
+      for (int k = 0; k < h.below[i]; ++k) add_push(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d, true);
+      sum.set(i, sx, sy, sn);
+    }
+    for (int o = hi; o >= lo; --o) {  // near below, j = i - o, farthest first
+      TRACKGEN_IVDEP
+      for (int i = o; i < n; ++i) {
+        add_push(sum.x[i], sum.y[i], sum.n[i], x.get(i), x.get(i - o), d, ((h.left[i] >> (o - lo)) & 1u) != 0u);
       }
+    }
+    for (int o = lo; o <= hi; ++o) {  // near above, j = i + o, nearest first
+      TRACKGEN_IVDEP
+      for (int i = 0; i < n - o; ++i) {
+        add_push(sum.x[i], sum.y[i], sum.n[i], x.get(i), x.get(i + o), d, ((h.right[i] >> (o - lo)) & 1u) != 0u);
+      }
+    }
+    for (int i = 0; i < n; ++i) {  // far candidates above
+      const int m = c.count[i];
+      if (h.above[i] == m) continue;
+      float sx = sum.x[i], sy = sum.y[i], sn = sum.n[i];
+      const Vec2f xi = x.get(i);
+      for (int k = h.above[i]; k < m; ++k) add_push(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d, true);
       sum.set(i, sx, sy, sn);
     }
   }
@@ -327,13 +365,13 @@ struct TeamLoops {
   }
 
   KOKKOS_INLINE_FUNCTION void refresh(const Chain& x, const Env& env, const Distances& d, const Cache& c,
-                                      const HitWords&, bool first) const {
+                                      const NearSplit&, bool first) const {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, env.count),
                          [&](const int i) { refresh_candidates(x, env, d, c, i, first); });
   }
 
   KOKKOS_INLINE_FUNCTION void cached_separation(const Chain& x, const Env& env, const Distances& d, const Cache& c,
-                                                const HitWords&, const SepSums& s) const {
+                                                const NearSplit&, const SepSums& s) const {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, env.count), [&](const int i) {
       float sx = 0.0f, sy = 0.0f, sn = 0.0f;
       const Vec2f xi = x.get(i);

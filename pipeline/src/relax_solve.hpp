@@ -29,7 +29,7 @@ struct EnvSolve {
   Vec2f* output;           ///< the env's [N_max] relaxed chain
   SepSums sums;            ///< per-bead separation sums
   Cache cache;             ///< separation cache (null pointers without it)
-  HitWords hits;           ///< host spaces with the cache: per-bead bit words
+  NearSplit split;         ///< host spaces with the cache: the lists' splits
   const float* omega;      ///< Chebyshev schedule, entry k - cheby_start
   Schedule schedule;
   Distances dist;
@@ -67,10 +67,10 @@ KOKKOS_INLINE_FUNCTION int solve_env(const Loops& loops, const EnvSolve& a) {
   for (int k = 0; k < s.iters; ++k) {
     if (s.use_cache) {
       if (k % s.sep_every == 0) {
-        loops.refresh(rd, env, dist, cache, a.hits, k == 0);
+        loops.refresh(rd, env, dist, cache, a.split, k == 0);
         loops.barrier();
       }
-      loops.cached_separation(rd, env, dist, cache, a.hits, sums);
+      loops.cached_separation(rd, env, dist, cache, a.split, sums);
     } else if (k % s.sep_every == 0) {
       loops.dense_separation(rd, env, dist, sums);
     } else {  // no separation: a zero push, which the update adds as the original system did
