@@ -195,12 +195,13 @@ KOKKOS_INLINE_FUNCTION int near_width(const Env& env, const Distances& d) {
   return reach > 0.0f && reach < 64.0f ? kmath::max(kmath::min(static_cast<int>(reach) + 1 - env.band, 32), 0) : 0;
 }
 
-/// A host loop function whose every call is inlined into it, so that the bead
-/// loop it runs sees the whole body (GCC only inlines large lambdas when told).
+/// A host loop function (never compiled for a device) whose every call is
+/// inlined into it, so that the bead loop it runs sees the whole body (GCC only
+/// inlines large lambdas when told).
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-#define TRACKGEN_FLATTEN KOKKOS_INLINE_FUNCTION __attribute__((flatten))
+#define TRACKGEN_FLATTEN inline __attribute__((flatten))
 #else
-#define TRACKGEN_FLATTEN KOKKOS_INLINE_FUNCTION
+#define TRACKGEN_FLATTEN inline
 #endif
 
 /// Loop shapes of a host space: a team is one thread, and every bead loop runs

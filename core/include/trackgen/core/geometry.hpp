@@ -250,6 +250,8 @@ KOKKOS_INLINE_FUNCTION int xcount_broadphase(const Vec2f* p, int n) {
   const int run = kmath::max(8, (n + max_runs - 1) / max_runs);
   const int runs = (n + run - 1) / run;
   Box2f box[max_runs];
+  const Vec2f first = nan_to_zero(p[0]);
+  Box2f all{first.x, first.y, first.x, first.y};
   float lmin2 = 3.0e38f;
   for (int r = 0; r < runs; ++r) {
     const int s1 = kmath::min((r + 1) * run, n);
@@ -262,9 +264,8 @@ KOKKOS_INLINE_FUNCTION int xcount_broadphase(const Vec2f* p, int n) {
       a = e;
     }
     box[r] = b;
+    all = box_union(all, b);
   }
-  Box2f all = box[0];
-  for (int r = 1; r < runs; ++r) all = box_union(all, box[r]);
   const float dx = all.x1 - all.x0, dy = all.y1 - all.y0;
   if (!xcount_broadphase_exact(dx * dx + dy * dy, lmin2)) return xcount(p, n);
   int c = 0;

@@ -62,8 +62,9 @@ void for_each_space_in(std::tuple<S...>*, F& f) {
   (f.template operator()<S>(), ...);
 }
 /// Whether `Space` runs on the host and reads host memory (Serial, OpenMP).
+/// Callable in device code (for `if constexpr` in kernels).
 template <class Space>
-constexpr bool is_host_space() {
+KOKKOS_INLINE_FUNCTION constexpr bool is_host_space() {
   return std::is_same_v<typename Space::memory_space, Kokkos::HostSpace>;
 }
 
