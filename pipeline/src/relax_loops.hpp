@@ -9,7 +9,6 @@
 
 #include "pipeline_detail.hpp"
 
-#include <bit>
 #include <cstdint>
 
 // Tells GCC that a host bead loop carries no dependence between iterations (each
@@ -195,14 +194,23 @@ KOKKOS_INLINE_FUNCTION int near_width(const Env& env, const Distances& d) {
   return reach > 0.0f && reach < 64.0f ? kmath::max(kmath::min(static_cast<int>(reach) + 1 - env.band, 32), 0) : 0;
 }
 
-/// A host loop function (never compiled for a device) whose every call is
-/// inlined into it, so that the bead loop it runs sees the whole body (GCC only
-/// inlines large lambdas when told).
+/// A host loop function whose every call is inlined into it, so that the bead
+/// loop it runs sees the whole body (GCC only inlines large lambdas when told).
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-#define TRACKGEN_FLATTEN inline __attribute__((flatten))
+#define TRACKGEN_FLATTEN KOKKOS_INLINE_FUNCTION __attribute__((flatten))
 #else
-#define TRACKGEN_FLATTEN inline
+#define TRACKGEN_FLATTEN KOKKOS_INLINE_FUNCTION
 #endif
+
+/// Index of the lowest set bit of a nonzero word (std::countr_zero, callable
+/// wherever the loop shapes compile).
+KOKKOS_INLINE_FUNCTION int lowest_bit(std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __ffs(static_cast<int>(b)) - 1;
+#else
+  return __builtin_ctz(b);
+#endif
+}
 
 /// Loop shapes of a host space: a team is one thread, and every bead loop runs
 /// in index order over contiguous arrays so that the compiler vectorizes it
@@ -272,7 +280,7 @@ struct HostLoops {
             c.overflow[i] = 1;
             break;
           }
-          c.idx[i + c.count[i] * c.stride] = w0 + std::countr_zero(b);
+          c.idx[i + c.count[i] * c.stride] = w0 + lowest_bit(b);
           ++c.count[i];
         }
       }
