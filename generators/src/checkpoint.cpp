@@ -160,15 +160,11 @@ void checkpoint_score(const LaunchContext<Space>& ctx, const std::string& label,
   using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
   const int K = p.num_candidates, N = p.num_points;
   ctx.for_each_team(
-      label, p.num_envs, 0, KOKKOS_LAMBDA(const member_type& team) {
+      label, p.num_envs, xcount_team_size<Space>(), KOKKOS_LAMBDA(const member_type& team) {
         const std::size_t slot = static_cast<std::size_t>(team.league_rank()) * K + k;
         bool decided = false;
         for (int j = 0; j < k; ++j) decided = decided || crossings(slot - k + j) == 0;
-        const Vec2f* q = cand.data() + slot * N;
-        int total = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, decided ? 0 : N),
-            [&](const int i, int& acc) { acc += geom::xcount_segment(q, N, i); }, total);
+        const int total = xcount_in_team<Space>(team, cand.data() + slot * N, decided ? 0 : N);
         Kokkos::single(Kokkos::PerTeam(team), [&]() { crossings(slot) = decided ? -1 : total; });
       });
 }
