@@ -65,8 +65,48 @@ struct Batch {
 nlohmann::json batch_json(const Batch& b);
 
 /// tracks.svg: a grid with one cell per track (borders, start point and
-/// direction; invalid tracks marked).
-std::string batch_svg(const Batch& b);
+/// direction; invalid tracks marked). `paths`, when given, holds one polyline
+/// per env drawn over its track (NaN points break the line).
+std::string batch_svg(const Batch& b, const std::vector<std::vector<Vec3f>>* paths = nullptr);
+
+/// The gate config described by `o` (a file of GateGenConfig fields, then the
+/// overrides); without a file, gate_width 0.1 (gates with an opening).
+GateGenConfig make_gate_config(const BatchOptions& o, int default_envs);
+
+/// Host copy of a gate batch plus what the writers need to know about it.
+struct GateBatch {
+  GateGenConfig config;
+  std::string backend;
+  std::vector<int> seeds;
+  GateSequence<Kokkos::HostSpace> gates;
+};
+
+/// One gate batch of `config` on `backend` with base seed `seed`, generated
+/// `repeat` times (each call's milliseconds appended to `ms` when given).
+GateBatch generate_gates(const GateGenConfig& config, const std::string& backend, int seed, bool eager,
+                         std::vector<double>* ms, int repeat);
+
+/// gates.json: {"config", "backend", "gates": [{env, seed, valid, count,
+/// position, forward, left, right}]}, per-gate [x, y, z] lists of real gates only.
+nlohmann::json gates_json(const GateBatch& b);
+
+/// gates.svg: one cell per env: the plan view (the course line through the
+/// gate centres, each gate a short bar from left to right with a tick along
+/// its forward axis, gate 0 in green) above an elevation strip (z per gate).
+std::string gates_svg(const GateBatch& b);
+
+/// The gate summary of a batch: yield, mean real gate count over all envs,
+/// smallest plan-view distance between two gate centres of a valid env (NaN
+/// without valid envs).
+struct GateSummary {
+  std::string generator;
+  int num_envs = 0;
+  int num_valid = 0;
+  double yield = 0.0;
+  double mean_count = 0.0;
+  double min_centre_distance = 0.0;
+};
+GateSummary summarize_gates(const GateBatch& b);
 
 /// Writes `text` to `path` (creating parent folders); throws std::runtime_error.
 void write_file(const std::string& path, const std::string& text);
@@ -77,12 +117,16 @@ struct Command {
   std::function<void()> run;
 };
 
-/// `trackgen generate`.
+/// `trackgen generate` (--mode track or gates).
 Command add_generate_command(CLI::App& app);
 
 /// `trackgen metrics`: the quality table (docs/algorithms.md#batch-statistics) of
 /// one or all generators.
 Command add_metrics_command(CLI::App& app);
+
+/// `trackgen drive`: cars racing a Course for --steps steps (examples/sim_loop.hpp);
+/// env-steps/s, laps, collisions and regenerations (text or one JSON object).
+Command add_drive_command(CLI::App& app);
 
 /// `trackgen bench`: the scaling benchmark (tracks/s over batch sizes, thread
 /// counts and execution policies; JSON lines and an SVG chart).

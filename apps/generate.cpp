@@ -1,5 +1,5 @@
-// `trackgen generate`: one batch, written as tracks.json and tracks.svg, with a
-// one-screen summary.
+// `trackgen generate`: one batch, written as tracks.json and tracks.svg (or, with
+// --mode gates, gates.json and gates.svg), with a one-screen summary.
 #include "app.hpp"
 
 #include <algorithm>
@@ -14,6 +14,7 @@ struct GenerateOptions {
   std::string out = "out";
   int repeat = 3;
   std::string policy = "graph";
+  std::string mode = "track";
 };
 
 constexpr int default_envs = 64;
@@ -54,12 +55,39 @@ void run_generate(const GenerateOptions& o) {
   std::printf("  wrote          %s/tracks.json, %s/tracks.svg\n", o.out.c_str(), o.out.c_str());
 }
 
+/// --mode gates: a gate batch (the config file holds GateGenConfig fields).
+void run_generate_gates(const GenerateOptions& o) {
+  const GateGenConfig config = make_gate_config(o.batch, default_envs);
+  std::vector<double> ms;
+  const GateBatch b = generate_gates(config, o.batch.backend, o.batch.seed, o.policy == "eager", &ms, o.repeat);
+  write_file(o.out + "/gates.json", gates_json(b).dump() + "\n");
+  write_file(o.out + "/gates.svg", gates_svg(b));
+  const GateSummary s = summarize_gates(b);
+  std::printf("trackgen generate --mode gates: %s, E=%d, seed=%d\n", config.generator.c_str(), s.num_envs,
+              o.batch.seed);
+  std::printf("  backend        %s, Kokkos %d, policy %s\n", b.backend.c_str(), KOKKOS_VERSION, o.policy.c_str());
+  std::printf("  gate yield     %.4f (%d / %d valid)\n", s.yield, s.num_valid, s.num_envs);
+  std::printf("  mean count     %.3f gates\n", s.mean_count);
+  std::printf("  min distance   %.5f (closest gate centres of a valid env; target %.5f)\n", s.min_centre_distance,
+              2.0 * config.gate_radius);
+  std::printf("  time/batch     %.2f ms (median of %zu; first call %.2f ms)\n", percentile(ms, 50.0), ms.size(),
+              ms.front());
+  std::printf("  wrote          %s/gates.json, %s/gates.svg\n", o.out.c_str(), o.out.c_str());
+}
+
 }  // namespace
 
 Command add_generate_command(CLI::App& app) {
   auto o = std::make_shared<GenerateOptions>();
-  CLI::App* cmd = app.add_subcommand("generate", "generate a batch of tracks; write DIR/tracks.json and DIR/tracks.svg");
+  CLI::App* cmd = app.add_subcommand(
+      "generate",
+      "generate a batch of tracks (DIR/tracks.json, DIR/tracks.svg) or gate courses (DIR/gates.json, "
+      "DIR/gates.svg)");
   add_batch_options(*cmd, o->batch, default_envs);
+  cmd->add_option("--mode", o->mode,
+                  "track: closed-loop tracks; gates: gate courses, --config then holds GateGenConfig fields "
+                  "(default: track)")
+      ->check(CLI::IsMember({"track", "gates"}));
   cmd->add_option("--out", o->out, "output folder (default: out)");
   cmd->add_option("--repeat", o->repeat, "timed generate() calls; the summary shows the median (default: 3)")
       ->check(CLI::PositiveNumber);
@@ -67,7 +95,10 @@ Command add_generate_command(CLI::App& app) {
                   "graph: replay the producer's own graph (recorded on the first call); eager: run the stages "
                   "directly (default: graph)")
       ->check(CLI::IsMember({"graph", "eager"}));
-  return {cmd, [o] { with_backend(o->batch.backend, [&]<class Space>() { run_generate<Space>(*o); }); }};
+  return {cmd, [o] {
+            if (o->mode == "gates") return run_generate_gates(*o);
+            with_backend(o->batch.backend, [&]<class Space>() { run_generate<Space>(*o); });
+          }};
 }
 
 }  // namespace trackgen::app

@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   std::vector<trackgen::app::Command> commands{trackgen::app::add_generate_command(app),
                                                trackgen::app::add_metrics_command(app),
-                                               trackgen::app::add_bench_command(app)};
+                                               trackgen::app::add_bench_command(app),
+                                               trackgen::app::add_drive_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

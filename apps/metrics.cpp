@@ -6,6 +6,7 @@
 
 #include <trackgen/metrics/metrics.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -21,6 +22,7 @@ struct MetricsOptions {
   bool json = false;
   int warm = 2;
   int timed = 5;
+  std::string mode = "track";
 };
 
 constexpr int default_envs = 512;
@@ -135,6 +137,45 @@ void run_metrics(const MetricsOptions& o) {
   }
 }
 
+/// --mode gates: per gate generator, yield, mean gate count, closest gate
+/// centres of a valid env and the time per generate() call.
+void run_metrics_gates(const MetricsOptions& o) {
+  const bool all = o.batch.generator == "all" || (o.batch.generator.empty() && o.batch.config_file.empty());
+  BatchOptions base = o.batch;
+  if (all) base.generator.clear();
+  const GateGenConfig config = make_gate_config(base, default_envs);
+  const std::vector<std::string> names =
+      all ? builtin_gate_generator_names() : std::vector<std::string>{config.generator};
+  if (!o.json) {
+    std::printf("trackgen metrics --mode gates: E=%d, seed=%d, gate_width %g, gate_radius %g\n", config.num_envs,
+                o.batch.seed, config.gate_width, config.gate_radius);
+    std::printf("| %-10s | %-7s | %-10s | %-12s | %-8s |\n", "gen", "yield", "mean count", "min distance", "ms/call");
+    std::printf("|------------|---------|------------|--------------|----------|\n");
+  }
+  for (const auto& name : names) {
+    GateGenConfig c = config;
+    c.generator = name;
+    std::vector<double> ms;
+    const GateBatch b = generate_gates(c, o.batch.backend, o.batch.seed, false, &ms, o.warm + o.timed);
+    const GateSummary s = summarize_gates(b);
+    double timed_ms = 0.0;
+    for (std::size_t i = static_cast<std::size_t>(o.warm); i < ms.size(); ++i) timed_ms += ms[i];
+    timed_ms /= std::max(o.timed, 1);
+    if (o.json) {
+      std::cout << nlohmann::json{{"generator", name},           {"num_envs", s.num_envs},
+                                  {"num_valid", s.num_valid},    {"yield", s.yield},
+                                  {"mean_count", s.mean_count},  {"min_centre_distance", s.min_centre_distance},
+                                  {"gen_ms_per_call", timed_ms}, {"seed", o.batch.seed},
+                                  {"backend", b.backend}}
+                       .dump()
+                << std::endl;
+    } else {
+      std::printf("| %-10s | %-7.4f | %-10.3f | %-12.5f | %-8.3f |\n", name.c_str(), s.yield, s.mean_count,
+                  s.min_centre_distance, timed_ms);
+    }
+  }
+}
+
 }  // namespace
 
 Command add_metrics_command(CLI::App& app) {
@@ -146,7 +187,14 @@ Command add_metrics_command(CLI::App& app) {
       ->description(
           "centerline generator, or 'all' for every registered one (default: all; with --config: the config's)");
   cmd->add_flag("--json", o->json, "print one JSON object per generator instead of the table");
-  return {cmd, [o] { with_backend(o->batch.backend, [&]<class Space>() { run_metrics<Space>(*o); }); }};
+  cmd->add_option("--mode", o->mode,
+                  "track: the track quality table; gates: gate yield, mean gate count and closest gate centres "
+                  "per gate generator, --config then holds GateGenConfig fields (default: track)")
+      ->check(CLI::IsMember({"track", "gates"}));
+  return {cmd, [o] {
+            if (o->mode == "gates") return run_metrics_gates(*o);
+            with_backend(o->batch.backend, [&]<class Space>() { run_metrics<Space>(*o); });
+          }};
 }
 
 }  // namespace trackgen::app

@@ -67,7 +67,7 @@ nlohmann::json batch_json(const Batch& b) {
   return {{"config", b.config}, {"backend", b.backend}, {"tracks", std::move(tracks)}};
 }
 
-std::string batch_svg(const Batch& b) {
+std::string batch_svg(const Batch& b, const std::vector<std::vector<Vec3f>>* paths) {
   const auto& t = b.track;
   const int E = t.num_envs();
   const int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(E)))));
@@ -103,6 +103,13 @@ std::string batch_svg(const Batch& b) {
         s << "<polygon fill='none' stroke='" << (valid ? "#222" : "#c33") << "' stroke-width='1' points='";
         for (int i = 0; i < n; ++i) {
           const Vec3f p = (*border)(base + i);
+          if (std::isfinite(p.x) && std::isfinite(p.y)) s << px(p) << ',' << py(p) << ' ';
+        }
+        s << "'/>\n";
+      }
+      if (paths != nullptr && e < static_cast<int>(paths->size())) {
+        s << "<polyline fill='none' stroke='#d62' stroke-width='1.2' points='";
+        for (const Vec3f& p : (*paths)[static_cast<std::size_t>(e)]) {
           if (std::isfinite(p.x) && std::isfinite(p.y)) s << px(p) << ',' << py(p) << ' ';
         }
         s << "'/>\n";

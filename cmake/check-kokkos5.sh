@@ -17,9 +17,9 @@ fetch_libkokkos_dev "$hdrs"
 echo "[kokkos5] libkokkos-dev $(cat "$hdrs/VERSION")" >&2
 
 incs=(-isystem "$hdrs/usr/include/kokkos" -I"$build/generated" -I"$here/include")
-for layer in core exec generators pipeline metrics; do incs+=(-I"$here/$layer/include"); done
+for layer in core exec generators pipeline metrics runtime; do incs+=(-I"$here/$layer/include"); done
 fail=0 n=0
-for f in "$here"/{core,exec,generators,pipeline,metrics}/src/*.cpp; do
+for f in "$here"/{core,exec,generators,pipeline,metrics,runtime}/src/*.cpp; do
   [ -e "$f" ] || continue
   n=$((n + 1))
   if ! g++ -std=c++20 -fopenmp -fsyntax-only -Wall -Wextra "${incs[@]}" "$f"; then

@@ -23,6 +23,7 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -123,5 +124,9 @@ const char* stage_name(Stage s);
 
 /// Defined by each program: registers its benchmarks (Kokkos is initialized).
 void register_benchmarks();
+
+/// Adds `report` to the reports printed after every benchmark ran (in the
+/// order added; Kokkos is still initialized), e.g. ratios across benchmarks.
+void add_summary(std::function<void()> report);
 
 }  // namespace trackgen::perf

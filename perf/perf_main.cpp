@@ -13,6 +13,7 @@ namespace {
 int g_envs = 4096;
 std::string g_generator = "bezier";
 std::map<std::string, std::unique_ptr<StageFixture>> g_fixtures;
+std::vector<std::function<void()>> g_summaries;
 
 /// Removes --envs=N / --generator=G from argv (they are ours, not Google
 /// Benchmark's); the environment variables are read first, the flags win.
@@ -120,6 +121,12 @@ StageFixture& fixture(const std::string& key, const TrackGenConfig& config) {
 
 void release_fixtures() { g_fixtures.clear(); }
 
+void add_summary(std::function<void()> report) { g_summaries.push_back(std::move(report)); }
+
+void print_summaries() {
+  for (const auto& report : g_summaries) report();
+}
+
 const char* stage_name(Stage s) {
   switch (s) {
     case Stage::generator:
@@ -168,6 +175,7 @@ int main(int argc, char** argv) {
     trackgen::perf::add_context();
     trackgen::perf::register_benchmarks();
     benchmark::RunSpecifiedBenchmarks();
+    trackgen::perf::print_summaries();
   } catch (const std::exception& e) {
     std::cerr << "perf: " << e.what() << "\n";
     rc = 1;

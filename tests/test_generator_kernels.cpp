@@ -175,6 +175,51 @@ TEST_CASE("generators: geom::xcount_segment counts XCOUNT by its definition", "[
   }
 }
 
+TEST_CASE("generators: geom::xcount_broadphase counts exactly what geom::xcount counts", "[generators]") {
+  namespace geom = trackgen::geom;
+  // Star-shaped wiggly loops (few or no crossings, the broadphase path), random
+  // points in a box (many crossings), pinched loops whose lobes touch within a
+  // segment's tolerance, and the zig-zag loops of the test above (repeated
+  // points and NaNs: the all-pairs fallback).
+  std::uint32_t st = 777u;
+  int broadphase_loops = 0, fallback_loops = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int kind = trial % 4;
+    const int n = trial < 20 ? trial : 8 + static_cast<int>(trackgen::randf(st) * 400.0f);
+    std::vector<Vec2f> p(static_cast<std::size_t>(n));
+    const float amp = 0.1f + trackgen::randf(st), freq = std::round(2.0f + trackgen::randf(st) * 9.0f);
+    for (int i = 0; i < n; ++i) {
+      const float t = 2.0f * geom::pi_f * static_cast<float>(i) / static_cast<float>(n);
+      const float u = trackgen::randf(st), v = trackgen::randf(st);
+      if (kind == 0) {
+        const float r = 1.0f + amp * std::sin(freq * t) + 0.02f * u;
+        p[i] = {r * std::cos(t), r * std::sin(t)};
+      } else if (kind == 1) {
+        p[i] = {100.0f * u - 50.0f, 20.0f * v};
+      } else if (kind == 2) {  // a waist that closes to about a tolerance
+        const float w = 0.5f + 0.5f * std::cos(t) * std::cos(t) - 0.499f;
+        p[i] = {2.0f * std::cos(t), w * std::sin(t) + 1e-4f * (u - 0.5f)};
+      } else {
+        p[i] = {std::round(u * 8.0f) / 8.0f, std::round(v * 8.0f) / 8.0f};
+        if (u < 0.05f) p[i] = trackgen::nan2();
+        if (v > 0.95f && i > 0) p[i] = p[i - 1];
+      }
+    }
+    float lmin2 = 3.0e38f, x0 = 3.0e38f, x1 = -3.0e38f, y0 = 3.0e38f, y1 = -3.0e38f;
+    for (int i = 0; i < n; ++i) {
+      const Vec2f a = geom::nan_to_zero(p[i]), b = geom::nan_to_zero(p[(i + 1) % n]);
+      lmin2 = std::min(lmin2, trackgen::length_sq(b - a));
+      x0 = std::min(x0, a.x), x1 = std::max(x1, a.x), y0 = std::min(y0, a.y), y1 = std::max(y1, a.y);
+    }
+    const bool exact = n >= 16 && geom::xcount_broadphase_exact((x1 - x0) * (x1 - x0) + (y1 - y0) * (y1 - y0), lmin2);
+    (exact ? broadphase_loops : fallback_loops) += 1;
+    INFO("trial " << trial << " kind " << kind << " n " << n);
+    CHECK(geom::xcount_broadphase(p.data(), n) == geom::xcount(p.data(), n));
+  }
+  CHECK(broadphase_loops > 200);
+  CHECK(fallback_loops > 50);
+}
+
 TEMPLATE_TEST_CASE("generators: NORM centres the bbox and scales its longest side to the target", "[generators]",
                    TRACKGEN_TEST_SPACES) {
   using Space = TestType;

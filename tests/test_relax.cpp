@@ -1,7 +1,10 @@
 // Relaxation (docs/algorithms.md#relaxation) on hand-made loops.
 #include "test_pipeline_support.hpp"
 
+#include <trackgen/pipeline/detail/simd.hpp>
+
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -162,4 +165,58 @@ TEMPLATE_TEST_CASE("relaxation disabled: cs_center goes straight to inflation", 
   // by less than one step (it only spreads the closing gap).
   for (int i = 0; i < h.count[0]; ++i) CHECK(tt::dist(tt::xy(h.center[i]), cs[i]) < cfg.resolved_spacing());
   CHECK(h.valid[0] == 0);  // the waist is too narrow without relaxation
+}
+
+TEMPLATE_TEST_CASE("relaxation: every host instruction set gives the same bits in every mode", "[pipeline][relax]",
+                   TRACKGEN_TEST_SPACES) {
+  namespace d = trackgen::detail;
+  using trackgen::RelaxAccel;
+  struct Mode {
+    const char* name;
+    int slots, sep_every;
+    RelaxAccel accel;
+  };
+  // The cache with Chebyshev (the default), lists that overflow, lists longer
+  // than a bit word, the dense separation, separation every 5th sweep without a
+  // cache (zero pushes in between), plain Jacobi.
+  const Mode modes[] = {{"cached", 16, 20, RelaxAccel::chebyshev}, {"overflowing", 2, 20, RelaxAccel::chebyshev},
+                        {"long lists", 40, 20, RelaxAccel::chebyshev}, {"dense", 0, 1, RelaxAccel::chebyshev},
+                        {"sparse dense", 0, 5, RelaxAccel::chebyshev}, {"plain Jacobi", 16, 20, RelaxAccel::none}};
+  std::vector<d::HostSimd> levels{d::HostSimd::baseline};
+  if constexpr (d::is_host_space<TestType>()) {
+    for (const auto l : {d::HostSimd::avx2, d::HostSimd::avx512}) {
+      if (d::host_simd_available(l)) levels.push_back(l);
+    }
+  }
+  for (const Mode& m : modes) {
+    auto cfg = tt::stage_config(4);
+    cfg.relax_sep_cache_slots = m.slots;
+    cfg.relax_sep_every = m.sep_every;
+    cfg.relax_accel = m.accel;
+    std::vector<Vec2f> first;
+    std::vector<int> first_overflow;
+    for (const auto level : levels) {
+      INFO("mode " << m.name << ", level " << d::host_simd_name(level));
+      if constexpr (d::is_host_space<TestType>()) d::set_host_simd(level);
+      tt::StageRig<TestType> rig(cfg);
+      rig.load({tt::pinched(256), tt::wobbly(256, 1.0, 0.3, 5, 0.2), tt::figure_eight(256), tt::circle(256, 0.7)});
+      rig.resample();
+      rig.relax_all();
+      const auto out = rig.relaxed();
+      const auto ovf = tt::to_vector(rig.track.sep_overflow);
+      if (first.empty()) {
+        first = out;
+        first_overflow = ovf;
+        if (m.slots == 2) CHECK(ovf[0] > 0);
+      } else {
+        CHECK(std::memcmp(out.data(), first.data(), out.size() * sizeof(Vec2f)) == 0);
+        CHECK(ovf == first_overflow);
+      }
+    }
+  }
+  if constexpr (d::is_host_space<TestType>()) d::set_host_simd(std::nullopt);
+  CHECK(d::host_simd_available(d::host_simd()));
+  for (const auto l : {d::HostSimd::avx2, d::HostSimd::avx512}) {
+    if (!d::host_simd_available(l)) CHECK_THROWS_AS(d::set_host_simd(l), trackgen::ConfigError);
+  }
 }

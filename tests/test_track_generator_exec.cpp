@@ -308,3 +308,82 @@ TEST_CASE("TrackGenerator: two producers on two threads", "[exec][pipeline]") {
   CHECK(tt::HostTrack::from(a.track()).bitwise_equal(ref_a));
   CHECK(tt::HostTrack::from(b.track()).bitwise_equal(ref_b));
 }
+
+TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration in lane rounds equals a fresh generation",
+                   "[exec][pipeline]", TRACKGEN_TEST_HOST_SPACES) {
+  using Space = TestType;
+  const auto cfg = small_config("bezier", 72);
+  TrackGenerator<Space> tg(cfg, SeedState<Space>(cfg.num_envs, 7));
+  REQUIRE(tg.masked_lane_envs() < cfg.num_envs);  // the lane path, in several rounds below
+  const auto before = tt::HostTrack::from(tg.generate());
+
+  // 2 rounds (10 envs) and the whole-batch fallback (70 envs > 8 rounds of 8), under both policies.
+  for (const Policy policy : {Policy::automatic, Policy::eager}) {
+    INFO("policy " << (policy == Policy::eager ? "eager" : "automatic"));
+    tg.set_policy(policy);
+    for (const int stride : {7, 1}) {
+      std::vector<std::int32_t> mask_h(cfg.num_envs, 0);
+      for (int e = 2; e < cfg.num_envs; e += stride) mask_h[e] = 1;
+      const auto mask = tt::to_device<Space>(mask_h, "mask");
+      const auto prev = tt::HostTrack::from(tg.track());
+      const auto after = tt::HostTrack::from(tg.generate(mask, /*advance=*/true));
+      const auto epochs = tt::to_vector(tg.seeds().epoch());
+      std::vector<std::int32_t> eff(cfg.num_envs);
+      for (int e = 0; e < cfg.num_envs; ++e) eff[e] = effective_seed(7 + e, epochs[e]);
+      TrackGenerator<Space> fresh(cfg, tt::to_device<Space>(eff, "eff"));
+      const auto ref = tt::HostTrack::from(fresh.generate());
+      const auto cs_ref = tt::to_vector(fresh.pre_relax_centerline()), cs = tt::to_vector(tg.pre_relax_centerline());
+      const auto gen_ref = tt::to_vector(fresh.generator_centerline()), gen = tt::to_vector(tg.generator_centerline());
+      const auto rows = [](const std::vector<Vec2f>& v, int e, int n) {
+        return std::vector<Vec2f>(v.begin() + std::size_t(e) * n, v.begin() + std::size_t(e + 1) * n);
+      };
+      for (int e = 0; e < cfg.num_envs; ++e) {
+        INFO("env " << e);
+        CHECK(env_equal(after, e, mask_h[e] ? ref : prev, e));
+        if (mask_h[e]) {
+          CHECK(tt::bitwise_equal(rows(cs, e, cfg.N_max), rows(cs_ref, e, cfg.N_max)));
+          CHECK(tt::bitwise_equal(rows(gen, e, cfg.num_points), rows(gen_ref, e, cfg.num_points)));
+        }
+      }
+    }
+  }
+  // An all-zero mask changes nothing; a full generate() reproduces the current (seed, epoch) pairs.
+  const auto current = tt::HostTrack::from(tg.track());
+  CHECK(tt::HostTrack::from(tg.generate(DView<std::int32_t, Space>("zero", cfg.num_envs), true)).bitwise_equal(current));
+  CHECK(tt::HostTrack::from(tg.generate()).bitwise_equal(current));
+  CHECK_FALSE(current.bitwise_equal(before));
+}
+
+TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration recorded into a caller's capture", "[exec][pipeline]",
+                   TRACKGEN_TEST_HOST_SPACES) {
+  using Space = TestType;
+  const auto cfg = small_config("polar", 20);
+  TrackGenerator<Space> tg(cfg, SeedState<Space>(cfg.num_envs, 3));
+  TrackGenerator<Space> ref_gen(cfg, SeedState<Space>(cfg.num_envs, 3));
+  std::vector<std::int32_t> mask_h(cfg.num_envs, 0);
+  mask_h[5] = mask_h[11] = mask_h[19] = 1;
+  const auto mask = tt::to_device<Space>(mask_h, "mask");
+  // Recorded with conditional nodes (inside exec::conditional), and with every
+  // round and the whole-batch fallback recorded unconditionally: the same bits.
+  TrackGenerator<Space> unconditional(cfg, SeedState<Space>(cfg.num_envs, 3));
+  HostGraph caller, every_round;
+  {
+    const exec::conditional allow;
+    tg.generate(LaunchContext<Space>::capture(caller), mask, /*advance=*/true);
+  }
+  CHECK(caller.conditional_nodes() >= 2);
+  {
+    const exec::unconditional none;
+    unconditional.generate(LaunchContext<Space>::capture(every_round), mask, /*advance=*/true);
+  }
+  CHECK(every_round.conditional_nodes() == 0);
+  for (int i = 0; i < 2; ++i) {
+    caller.replay();
+    every_round.replay();
+    ref_gen.generate(mask, true);
+  }
+  const auto ref = tt::HostTrack::from(ref_gen.track());
+  CHECK(tt::HostTrack::from(tg.track()).bitwise_equal(ref));
+  CHECK(tt::HostTrack::from(unconditional.track()).bitwise_equal(ref));
+  CHECK(tt::bitwise_equal(tt::to_vector(tg.seeds().epoch()), tt::to_vector(ref_gen.seeds().epoch())));
+}

@@ -37,9 +37,6 @@ void bezier_style(const LaunchContext<Space>& ctx, const std::string& label, con
       });
 }
 
-/// Steps 1-2 fused, thread per env: corner count (seed * 6151, clamped to
-/// [1, P]) and all P corners (seed * 9781) into `raw`, in draw order. Step 3
-/// (prune and stable angle sort) is the shared team kernel sort_by_angle.
 template <class Space>
 void bezier_corners(const LaunchContext<Space>& ctx, const std::string& label, const BezierParams& p,
                     const DView<std::int32_t, Space>& seeds, const DView<float, Space>& style_scale,
@@ -195,7 +192,9 @@ std::size_t BezierGenerator<Space>::device_bytes() const {
                                     tangents_, shorter_edge_, dense_, poly_, crossers_);
 }
 
-#define TRACKGEN_INSTANTIATE_BEZIER(S) template class BezierGenerator<S>;
+#define TRACKGEN_INSTANTIATE_BEZIER(S) \
+  template class BezierGenerator<S>; \
+  template void bezier_corners<S>(const LaunchContext<S>&, const std::string&, const BezierParams&, const DView<std::int32_t, S>&, const DView<float, S>&, const DView<std::int32_t, S>&, const DView<Vec2f, S>&, const DView<std::int32_t, S>&);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_BEZIER)
 
 }  // namespace trackgen::detail

@@ -37,10 +37,6 @@ CheckpointParams CheckpointParams::from_config(const TrackGenConfig& c) {
   return p;
 }
 
-/// Step 1, thread per slot (env e, candidate k): stream
-/// seed_e * 4099 + k * 2741 + 1; per checkpoint c the jitter
-/// (2u - 1) * angle_jitter * sigma, then the radius rmin + u (1 - rmin) (R = 1);
-/// checkpoint = r (cos theta, sin theta), theta = c sigma + jit.
 template <class Space>
 void checkpoint_rings(const LaunchContext<Space>& ctx, const std::string& label, const CheckpointParams& p,
                       const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& checkpoints) {
@@ -164,15 +160,11 @@ void checkpoint_score(const LaunchContext<Space>& ctx, const std::string& label,
   using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
   const int K = p.num_candidates, N = p.num_points;
   ctx.for_each_team(
-      label, p.num_envs, 0, KOKKOS_LAMBDA(const member_type& team) {
+      label, p.num_envs, xcount_team_size<Space>(), KOKKOS_LAMBDA(const member_type& team) {
         const std::size_t slot = static_cast<std::size_t>(team.league_rank()) * K + k;
         bool decided = false;
         for (int j = 0; j < k; ++j) decided = decided || crossings(slot - k + j) == 0;
-        const Vec2f* q = cand.data() + slot * N;
-        int total = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, decided ? 0 : N),
-            [&](const int i, int& acc) { acc += geom::xcount_segment(q, N, i); }, total);
+        const int total = xcount_in_team<Space>(team, cand.data() + slot * N, decided ? 0 : N);
         Kokkos::single(Kokkos::PerTeam(team), [&]() { crossings(slot) = decided ? -1 : total; });
       });
 }
@@ -312,7 +304,9 @@ std::size_t CheckpointGenerator<Space>::device_bytes() const {
   return arc_.bytes() + views_bytes(checkpoints_, candidates_, crossings_, clip_loops_, clipped_);
 }
 
-#define TRACKGEN_INSTANTIATE_CHECKPOINT(S) template class CheckpointGenerator<S>;
+#define TRACKGEN_INSTANTIATE_CHECKPOINT(S) \
+  template class CheckpointGenerator<S>; \
+  template void checkpoint_rings<S>(const LaunchContext<S>&, const std::string&, const CheckpointParams&, const DView<std::int32_t, S>&, const DView<Vec2f, S>&);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_CHECKPOINT)
 
 }  // namespace trackgen::detail

@@ -130,14 +130,10 @@ void xcount_impl(const LaunchContext<Space>& ctx, const std::string& label, cons
   const bool all = active.extent(0) == 0;
   const std::size_t S = static_cast<std::size_t>(stride);
   ctx.for_each_team(
-      label, static_cast<int>(out_count.extent(0)), 0, KOKKOS_LAMBDA(const member_type& team) {
+      label, static_cast<int>(out_count.extent(0)), xcount_team_size<Space>(), KOKKOS_LAMBDA(const member_type& team) {
         const int e = team.league_rank();
         const int ne = (!all && active(e) <= 0) ? 0 : (fixed ? n : count(e));
-        const Vec2f* p = pts.data() + static_cast<std::size_t>(e) * S;
-        int total = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, ne), [&](const int i, int& acc) { acc += geom::xcount_segment(p, ne, i); },
-            total);
+        const int total = xcount_in_team<Space>(team, pts.data() + static_cast<std::size_t>(e) * S, ne);
         Kokkos::single(Kokkos::PerTeam(team), [&]() { out_count(e) = total; });
       });
 }

@@ -48,8 +48,6 @@ HullParams HullParams::from_config(const TrackGenConfig& c) {
   return p;
 }
 
-/// Steps 1-2 fused, thread per env: corner count (seed * 5119 + 1, clamped to
-/// [1, P]) and all P corners (seed * 7919 + 1, the bezier sampler) into `raw`.
 template <class Space>
 void hull_corners(const LaunchContext<Space>& ctx, const std::string& label, const HullParams& p,
                   const DView<std::int32_t, Space>& seeds, const DView<std::int32_t, Space>& count,
@@ -158,7 +156,9 @@ std::size_t HullGenerator<Space>::device_bytes() const {
                                     fallback_crossing_, residual_crossing_);
 }
 
-#define TRACKGEN_INSTANTIATE_HULL(S) template class HullGenerator<S>;
+#define TRACKGEN_INSTANTIATE_HULL(S) \
+  template class HullGenerator<S>; \
+  template void hull_corners<S>(const LaunchContext<S>&, const std::string&, const HullParams&, const DView<std::int32_t, S>&, const DView<std::int32_t, S>&, const DView<Vec2f, S>&, const DView<std::int32_t, S>&);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_HULL)
 
 }  // namespace trackgen::detail

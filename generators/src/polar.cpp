@@ -21,8 +21,6 @@ PolarParams PolarParams::from_config(const TrackGenConfig& c) {
   return p;
 }
 
-/// Step 1, thread per env: per knot i, dr = (2u - 1) rj then da = (2u - 1) aj;
-/// r = max(1 + dr, 0.1), theta = 2 pi (i + da) / K.
 template <class Space>
 void polar_controls(const LaunchContext<Space>& ctx, const std::string& label, const PolarParams& p,
                     const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& controls) {
@@ -82,7 +80,9 @@ std::size_t PolarGenerator<Space>::device_bytes() const {
   return arc_.bytes() + views_bytes(controls_, dense_);
 }
 
-#define TRACKGEN_INSTANTIATE_POLAR(S) template class PolarGenerator<S>;
+#define TRACKGEN_INSTANTIATE_POLAR(S) \
+  template class PolarGenerator<S>; \
+  template void polar_controls<S>(const LaunchContext<S>&, const std::string&, const PolarParams&, const DView<std::int32_t, S>&, const DView<Vec2f, S>&);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_POLAR)
 
 }  // namespace trackgen::detail

@@ -39,9 +39,6 @@ VoronoiParams VoronoiParams::from_config(const TrackGenConfig& c) {
   return p;
 }
 
-/// Step 1, thread per env, stream seed * 8171 + 19: cluster phase and radial
-/// first (always), then per site the layout's draws.
-/// Also stores each site's polar coordinates for the snap and clears `used`.
 template <class Space>
 void voronoi_sites(const LaunchContext<Space>& ctx, const std::string& label, const VoronoiParams& p,
                    const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& sites,
@@ -97,9 +94,6 @@ void voronoi_sites(const LaunchContext<Space>& ctx, const std::string& label, co
       });
 }
 
-/// Step 2a, thread per env, stream seed * 3911 + 31: rotation, phi0..phi3, then
-/// per anchor i the jitter; targets[i] = (theta_i, r_t_i) with
-/// theta_i = rotation + sigma * i + jit and the clamped harmonic radius profile.
 template <class Space>
 void voronoi_targets(const LaunchContext<Space>& ctx, const std::string& label, const VoronoiParams& p,
                      const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& targets) {
@@ -126,11 +120,6 @@ void voronoi_targets(const LaunchContext<Space>& ctx, const std::string& label, 
       });
 }
 
-/// Step 2b, one team per env: for anchor i = 0..K-1 in order, the cost of every
-/// site, |wrap(angle - theta_i)| / max(sigma, 1e-6) + | |s| - r_t | /
-/// max(0.13 L, 1e-6) + (used ? 1000 : 0), reduced over the team as the minimum
-/// of compat::sort_key(cost, site): the first strict minimum (lowest index among
-/// equal costs; costs are finite and >= 0). One thread then marks it used.
 template <class Space>
 void voronoi_anchors(const LaunchContext<Space>& ctx, const std::string& label, const VoronoiParams& p,
                      const DView<Vec2f, Space>& sites, const DView<Vec2f, Space>& site_polar,
@@ -245,7 +234,11 @@ std::size_t VoronoiGenerator<Space>::device_bytes() const {
                                     crossers_);
 }
 
-#define TRACKGEN_INSTANTIATE_VORONOI(S) template class VoronoiGenerator<S>;
+#define TRACKGEN_INSTANTIATE_VORONOI(S) \
+  template class VoronoiGenerator<S>; \
+  template void voronoi_sites<S>(const LaunchContext<S>&, const std::string&, const VoronoiParams&, const DView<std::int32_t, S>&, const DView<Vec2f, S>&, const DView<Vec2f, S>&, const DView<std::int32_t, S>&); \
+  template void voronoi_targets<S>(const LaunchContext<S>&, const std::string&, const VoronoiParams&, const DView<std::int32_t, S>&, const DView<Vec2f, S>&); \
+  template void voronoi_anchors<S>(const LaunchContext<S>&, const std::string&, const VoronoiParams&, const DView<Vec2f, S>&, const DView<Vec2f, S>&, const DView<std::int32_t, S>&, const DView<Vec2f, S>&, const DView<std::int32_t, S>&, const DView<Vec2f, S>&);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_VORONOI)
 
 }  // namespace trackgen::detail

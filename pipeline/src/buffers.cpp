@@ -42,14 +42,7 @@ PipelineConstants pipeline_constants(const TrackGenConfig& c) {
   k.min_thickness = static_cast<float>((1.0 - as_python_double(c.relax_tol)) * hw);
   k.turning_tol = c.turning_tol;
   k.w_floor = c.w_floor;
-  k.z.profile = c.z_profile;
-  k.z.base = c.z_base;
-  k.z.min = c.z_min;
-  k.z.max = c.z_max;
-  k.z.max_step = c.z_max_step;
-  k.z.amplitude = c.z_noise_amplitude;
-  k.z.harmonics = c.z_noise_harmonics;
-  k.z.knots = c.z_control_points;
+  k.z = z_params(c);
   k.z_valid_grade = c.z_valid_grade;
   k.use_cache = cache_slots_of(c) > 0;
   k.chebyshev = chebyshev_of(c);
@@ -114,8 +107,8 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
   i32(band, "band", E);
   flt(l0, "L0", E);
   vec2(relaxed, "relaxed", M);
-  vec2(relax_swap, "relax_swap", M);
-  if (chebyshev_) vec2(cheb_prev, "cheb_prev", M);
+  flt(relax_chains, "relax_chains", M * 2 * static_cast<std::size_t>(relax_chain_count()));
+  flt(relax_sep, "relax_sep", M * 3);
   cheby_omega_host = chebyshev_schedule(c);
   flt(cheby_omega, "cheby_omega", cheby_omega_host.size());
   {
@@ -129,6 +122,7 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
                               static_cast<std::size_t>(cache_slots_));
     i32(sep_cache_count, "sep_cache_count", M);
     i32(sep_overflow_flag, "sep_overflow_flag", M);
+    if (detail::is_host_space<Space>()) i32(sep_cache_split, "sep_cache_split", 4 * M);
   }
 
   vec2(ctr2, "ctr2", M);
@@ -170,10 +164,11 @@ void PipelineBuffers<Space>::check(const TrackGenConfig& c, const char* api) con
 template <class Space>
 std::size_t PipelineBuffers<Space>::device_bytes() const {
   return view_bytes(gen_centerline) + view_bytes(gen_valid) + view_bytes(cs_center) + view_bytes(arc_s) +
-         view_bytes(band) + view_bytes(l0) + view_bytes(relaxed) + view_bytes(relax_swap) + view_bytes(cheb_prev) +
+         view_bytes(band) + view_bytes(l0) + view_bytes(relaxed) + view_bytes(relax_chains) + view_bytes(relax_sep) +
          view_bytes(cheby_omega) + view_bytes(sep_cache_idx) + view_bytes(sep_cache_count) +
-         view_bytes(sep_overflow_flag) + view_bytes(ctr2) + view_bytes(seg) + view_bytes(turn) + view_bytes(kappa) +
-         view_bytes(cell_start) + view_bytes(cell_items) + view_bytes(env_band) + view_bytes(env_flip) +
+         view_bytes(sep_overflow_flag) + view_bytes(sep_cache_split) + view_bytes(ctr2) + view_bytes(seg) +
+         view_bytes(turn) + view_bytes(kappa) + view_bytes(cell_start) + view_bytes(cell_items) +
+         view_bytes(env_band) + view_bytes(env_flip) +
          view_bytes(z_knots);
 }
 

@@ -3,22 +3,13 @@
 
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/geometry.hpp>
+#include <trackgen/core/spaces.hpp>
 #include <trackgen/pipeline/stages.hpp>
 
 #include <string>
 #include <type_traits>
 
 namespace trackgen::detail {
-
-/// Team size of the per-env team kernels: 1 on host spaces (a team is one
-/// thread, its barriers are free, and the league of envs is spread over the
-/// threads); 128 on devices, a thread block per env whose threads take one bead
-/// each (a default track has ~60-140 beads: one or two passes; 128 threads
-/// never exceed a block's register budget).
-template <class Space>
-constexpr int env_team_size() {
-  return std::is_same_v<typename Space::memory_space, Kokkos::HostSpace> ? 1 : 128;
-}
 
 template <class Space>
 using TeamMember = typename Kokkos::TeamPolicy<Space>::member_type;

@@ -4,6 +4,7 @@
 #include <trackgen/exec/ops.hpp>
 #include <trackgen/pipeline/track_generator.hpp>
 
+#include "masked_lane.hpp"
 #include "pipeline_detail.hpp"
 
 #include <string>
@@ -47,6 +48,16 @@ void warn_if_truncated(const LaunchContext<Space>& ctx, const Track<typename Spa
             ". Raise N_max (>= max perimeter / spacing + 1) or the spacing.");
 }
 
+/// The masked-regeneration lane of a producer, or null when one round would
+/// cover the whole batch.
+template <class Space>
+std::unique_ptr<detail::MaskedLane<Space>> make_lane(const Space& space, const TrackGenConfig& config,
+                                                    const GeneratorSpec<Space>& spec) {
+  const int lanes = detail::masked_lane_envs<Space>(config.num_envs);
+  if (lanes >= config.num_envs) return nullptr;
+  return std::make_unique<detail::MaskedLane<Space>>(space, config, spec, lanes);
+}
+
 }  // namespace
 
 template <class Space>
@@ -60,6 +71,7 @@ TrackGenerator<Space>::TrackGenerator(const Space& space, const TrackGenConfig& 
       generator_(spec_->make(ctx_.space(), config_)),
       buffers_(ctx_.space(), config_),
       track_(ctx_.space(), config_.num_envs, config_.N_max),
+      lane_(make_lane(ctx_.space(), config_, *spec_)),
       program_(make_program()),
       runner_(config_.generator),
       recorded_seeds_(seeds_.seeds().data()) {
@@ -77,6 +89,9 @@ TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, SeedState<Sp
 template <class Space>
 TrackGenerator<Space>::TrackGenerator(const TrackGenConfig& config, const IntView& seeds)
     : TrackGenerator(Space(), config, seeds) {}
+
+template <class Space>
+TrackGenerator<Space>::~TrackGenerator() = default;
 
 template <class Space>
 void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
@@ -115,7 +130,12 @@ Program<Space> TrackGenerator<Space>::make_masked_program(const IntView& mask, b
   sel.writes = {buffer("epoch", seeds_.epoch()), buffer("mask_any", any_flag_)};
   sel.enqueue = [this, mask, advance](const LaunchContext<Space>& ctx) {
     if (advance) seeds_.advance(ctx, mask);
-    ops::any_set(ctx, mask, any_flag_);
+    if (lane_) {
+      seeds_.effective(ctx, seed_buf_, mask);
+      lane_->compact(ctx, mask);
+    } else {
+      ops::any_set(ctx, mask, any_flag_);
+    }
   };
   p.add(std::move(sel));
   Stage<Space> body;
@@ -124,6 +144,11 @@ Program<Space> TrackGenerator<Space>::make_masked_program(const IntView& mask, b
   body.reads = {buffer("mask", mask), buffer("mask_any", any_flag_)};
   body.writes = {buffer("seed_buf", seed_buf_), buffer("center", track_.center), buffer("valid", track_.valid)};
   body.enqueue = [this, mask](const LaunchContext<Space>& ctx) {
+    if (lane_) {
+      lane_->regenerate(ctx, seed_buf_, track_, buffers_,
+                        [this](const LaunchContext<Space>& c) { enqueue_body(c); });
+      return;
+    }
     // Unmasked envs keep the effective seed their output was built from, so the
     // full-batch body recomputes them bit-identically.
     ctx.skip_unless(any_flag_, [&](const LaunchContext<Space>& c) {
@@ -186,10 +211,16 @@ const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generat
 
 template <class Space>
 const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate(const IntView& mask, bool advance) {
+  return generate(ctx_, mask, advance);
+}
+
+template <class Space>
+const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate(const LaunchContext<Space>& ctx,
+                                                                                 const IntView& mask, bool advance) {
   seeds_.check_mask(mask);
   const GraphKey key{reinterpret_cast<std::uintptr_t>(mask.data()), advance ? 1u : 0u};
   refresh_seed_binding();
-  return run(make_masked_program(mask, advance), ctx_, key);
+  return run(make_masked_program(mask, advance), ctx, key);
 }
 
 template <class Space>
@@ -203,9 +234,14 @@ const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generat
 }
 
 template <class Space>
+int TrackGenerator<Space>::masked_lane_envs() const {
+  return lane_ ? lane_->lanes() : config_.num_envs;
+}
+
+template <class Space>
 std::size_t TrackGenerator<Space>::device_bytes() const {
   return track_.bytes() + buffers_.device_bytes() + view_bytes(seed_buf_) + view_bytes(any_flag_) +
-         (generator_ ? generator_->device_bytes() : 0);
+         (generator_ ? generator_->device_bytes() : 0) + (lane_ ? lane_->device_bytes() : 0);
 }
 
 #define TRACKGEN_INSTANTIATE_TRACK_GENERATOR(S) template class TrackGenerator<S>;

@@ -38,6 +38,20 @@ struct ZParams {
   int knots = 10;        ///< z_control_points (K)
 };
 
+/// The elevation scalars of a config's z fields.
+inline ZParams z_params(const TrackGenConfig& c) {
+  ZParams z;
+  z.profile = c.z_profile;
+  z.base = c.z_base;
+  z.min = c.z_min;
+  z.max = c.z_max;
+  z.max_step = c.z_max_step;
+  z.amplitude = c.z_noise_amplitude;
+  z.harmonics = c.z_noise_harmonics;
+  z.knots = c.z_control_points;
+  return z;
+}
+
 /// Plan-view arc length of knot k of K on a loop of perimeter `perim`.
 KOKKOS_INLINE_FUNCTION float z_knot_arc(int k, int K, float perim) {
   return static_cast<float>(k) * perim / static_cast<float>(K);
@@ -50,23 +64,40 @@ KOKKOS_INLINE_FUNCTION float z_uniform_knot(std::int32_t seed, int i, const ZPar
   return p.min + randf(st) * (p.max - p.min);
 }
 
-/// `random_walk` over the K knots of a loop of perimeter `perim`, into z[0..K):
-/// a walk with steps (2u - 1) z_max_step ds from the stream seed * 15683, closed
-/// into a Brownian bridge (the final value's drift removed in proportion to the
-/// arc), offset by z_base and clamped to [z_min, z_max].
-KOKKOS_INLINE_FUNCTION void z_random_walk_knots(std::int32_t seed, float perim, const ZParams& p, float* z) {
-  const int K = p.knots;
+/// `random_walk` over n points at plan-view arc lengths arc(0) .. arc(n-1) of
+/// a loop of perimeter `perim`, into z[0..n): a walk with steps
+/// (2u - 1) z_max_step (arc(k) - arc(k-1)) from the stream seed * 15683,
+/// closed into a Brownian bridge (the final value's drift removed in
+/// proportion to the arc), offset by z_base and clamped to [z_min, z_max].
+/// `arc` is any callable int -> float (KnotArcs for the track knots, the
+/// gates' cumulative chord lengths).
+template <class Arc>
+KOKKOS_INLINE_FUNCTION void z_random_walk(std::int32_t seed, int n, float perim, const ZParams& p, const Arc& arc,
+                                          float* z) {
   std::uint32_t st = stream(seed, salt::z_random_walk);
   float acc = 0.0f;
-  for (int k = 0; k < K; ++k) {
-    if (k > 0) acc += (2.0f * randf(st) - 1.0f) * p.max_step * (z_knot_arc(k, K, perim) - z_knot_arc(k - 1, K, perim));
+  for (int k = 0; k < n; ++k) {
+    if (k > 0) acc += (2.0f * randf(st) - 1.0f) * p.max_step * (arc(k) - arc(k - 1));
     z[k] = acc;
   }
   const float drift = acc;
-  for (int k = 0; k < K; ++k) {
-    const float frac = perim > 1e-9f ? z_knot_arc(k, K, perim) / perim : 0.0f;
+  for (int k = 0; k < n; ++k) {
+    const float frac = perim > 1e-9f ? arc(k) / perim : 0.0f;
     z[k] = kmath::clamp(p.base + z[k] - drift * frac, p.min, p.max);
   }
+}
+
+/// The arc lengths of the K knots of a loop of perimeter `perim` (z_knot_arc).
+struct KnotArcs {
+  int K;
+  float perim;
+  KOKKOS_INLINE_FUNCTION float operator()(int k) const { return z_knot_arc(k, K, perim); }
+};
+
+/// `random_walk` over the K knots of a loop of perimeter `perim`, into z[0..K)
+/// (z_random_walk at the knots' arc lengths).
+KOKKOS_INLINE_FUNCTION void z_random_walk_knots(std::int32_t seed, float perim, const ZParams& p, float* z) {
+  z_random_walk(seed, p.knots, perim, p, KnotArcs{p.knots, perim}, z);
 }
 
 /// Fritsch-Carlson limited tangent of the monotone cubic from the secants on

@@ -181,6 +181,104 @@ KOKKOS_INLINE_FUNCTION int xcount(const Vec2f* p, int n) {
   return c;
 }
 
+/// Closed axis-aligned box [x0, x1] x [y0, y1].
+struct Box2f {
+  float x0, y0, x1, y1;
+};
+
+/// The box of segment (a, b): min and max are exact, so it holds every point of
+/// the segment.
+KOKKOS_INLINE_FUNCTION Box2f segment_box(Vec2f a, Vec2f b) {
+  return {kmath::min(a.x, b.x), kmath::min(a.y, b.y), kmath::max(a.x, b.x), kmath::max(a.y, b.y)};
+}
+
+/// The smallest box holding `a` and `b`.
+KOKKOS_INLINE_FUNCTION Box2f box_union(const Box2f& a, const Box2f& b) {
+  return {kmath::min(a.x0, b.x0), kmath::min(a.y0, b.y0), kmath::max(a.x1, b.x1), kmath::max(a.y1, b.y1)};
+}
+
+/// Whether two closed boxes share a point.
+KOKKOS_INLINE_FUNCTION bool boxes_touch(const Box2f& a, const Box2f& b) {
+  return a.x0 <= b.x1 && b.x0 <= a.x1 && a.y0 <= b.y1 && b.y0 <= a.y1;
+}
+
+/// Whether XCOUNT's box broadphase is exact on a loop whose NaN-cleaned points
+/// span a box of squared diagonal `diag2` and whose shortest segment has squared
+/// length `lmin2` (docs/algorithms.md#xcount). The float orientation of three
+/// points o, p, q is within 4.0001 * 2^-24 * |q - o| |p - o| of its exact value;
+/// with every point within diag of every other and every segment at least lmin
+/// long, that error stays below the predicate's tolerance 1e-3 * lmin^2
+/// whenever diag < 4194 * lmin. Then a pair the float predicate counts crosses
+/// exactly, at a point inside both segments' boxes. Here diag < 1000 * lmin, and
+/// lmin2 >= 1e-30 and diag2 <= 1e30 keep subnormal products and overflow out.
+/// NaN or infinite extents fail the test.
+KOKKOS_INLINE_FUNCTION bool xcount_broadphase_exact(float diag2, float lmin2) {
+  return lmin2 >= 1e-30f && diag2 <= 1e30f && diag2 < 1e6f * lmin2;
+}
+
+namespace detail {
+/// XCOUNT pairs (i, j) with segment i in [i0, i1) and j in [j0, j1), j > i + 1,
+/// circ(i, j, n) > 1, whose segment boxes touch, tested with the XCOUNT predicate.
+/// `jbox` holds every segment of [j0, j1).
+KOKKOS_INLINE_FUNCTION int xcount_block_pair(const Vec2f* p, int n, int i0, int i1, int j0, int j1,
+                                             const Box2f& jbox) {
+  int c = 0;
+  for (int i = i0; i < i1; ++i) {
+    const Vec2f ai = nan_to_zero(p[i]), bi = nan_to_zero(p[i + 1 < n ? i + 1 : 0]);
+    const Box2f si = segment_box(ai, bi);
+    if (!boxes_touch(si, jbox)) continue;
+    const int jlo = kmath::max(j0, i + 2), jhi = kmath::min(j1, i == 0 ? n - 1 : n);
+    for (int j = jlo; j < jhi; ++j) {
+      const Vec2f aj = nan_to_zero(p[j]), bj = nan_to_zero(p[j + 1 < n ? j + 1 : 0]);
+      if (boxes_touch(si, segment_box(aj, bj)) && segments_cross_tol(ai, bi, aj, bj)) ++c;
+    }
+  }
+  return c;
+}
+}  // namespace detail
+
+/// XCOUNT of the closed loop p[0..n) by one thread with a box broadphase, equal
+/// to xcount(p, n) (docs/algorithms.md#xcount): the segments are cut into at
+/// most 64 runs of consecutive segments with their boxes; only pairs of runs
+/// whose boxes touch, then only pairs of segments whose boxes touch, reach the
+/// predicate. A pair the predicate counts always has touching boxes when
+/// xcount_broadphase_exact holds for the loop; otherwise (and for n < 16) every
+/// pair is tested, as xcount does.
+KOKKOS_INLINE_FUNCTION int xcount_broadphase(const Vec2f* p, int n) {
+  constexpr int max_runs = 64;
+  if (n < 16) return xcount(p, n);
+  const int run = kmath::max(8, (n + max_runs - 1) / max_runs);
+  const int runs = (n + run - 1) / run;
+  Box2f box[max_runs];
+  const Vec2f first = nan_to_zero(p[0]);
+  Box2f all{first.x, first.y, first.x, first.y};
+  float lmin2 = 3.0e38f;
+  for (int r = 0; r < runs; ++r) {
+    const int s1 = kmath::min((r + 1) * run, n);
+    Vec2f a = nan_to_zero(p[r * run]);
+    Box2f b{a.x, a.y, a.x, a.y};
+    for (int s = r * run; s < s1; ++s) {
+      const Vec2f e = nan_to_zero(p[s + 1 < n ? s + 1 : 0]);
+      b = box_union(b, segment_box(a, e));
+      lmin2 = kmath::min(lmin2, length_sq(e - a));
+      a = e;
+    }
+    box[r] = b;
+    all = box_union(all, b);
+  }
+  const float dx = all.x1 - all.x0, dy = all.y1 - all.y0;
+  if (!xcount_broadphase_exact(dx * dx + dy * dy, lmin2)) return xcount(p, n);
+  int c = 0;
+  for (int r = 0; r < runs; ++r) {
+    for (int q = r; q < runs; ++q) {
+      if (!boxes_touch(box[r], box[q])) continue;
+      c += detail::xcount_block_pair(p, n, r * run, kmath::min((r + 1) * run, n), q * run,
+                                     kmath::min((q + 1) * run, n), box[q]);
+    }
+  }
+  return c;
+}
+
 /// Arc-length lookup: the first j in [0, m-1] with s[j+1] >= target for a
 /// non-decreasing cumulative table s[0..m] (binary search, clamped to m-1).
 KOKKOS_INLINE_FUNCTION int arc_segment(const float* s, int m, float target) {

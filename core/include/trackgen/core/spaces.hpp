@@ -61,6 +61,24 @@ template <class... S, class F>
 void for_each_space_in(std::tuple<S...>*, F& f) {
   (f.template operator()<S>(), ...);
 }
+/// Whether `Space` runs on the host and reads host memory (Serial, OpenMP).
+/// Callable in device code (for `if constexpr` in kernels).
+template <class Space>
+KOKKOS_INLINE_FUNCTION constexpr bool is_host_space() {
+  return std::is_same_v<typename Space::memory_space, Kokkos::HostSpace>;
+}
+
+/// Team size of the kernels that give each env a team (docs/design.md#team-shapes):
+/// 1 on host spaces (a team is one thread, its barriers are free, the league of
+/// envs is spread over the threads, and the env's per-point loops run on that
+/// thread's vector lanes); 128 on devices, a thread block per env whose threads
+/// take one point each (a default track has ~60-140 beads: one or two passes;
+/// 128 threads never exceed a block's register budget).
+template <class Space>
+constexpr int env_team_size() {
+  return is_host_space<Space>() ? 1 : 128;
+}
+
 }  // namespace detail
 
 /// Whether `Space` is one of the EnabledSpaces.

@@ -169,11 +169,15 @@ class LaunchContext {
   }
 
   /// parallel_for over a TeamPolicy of `league` teams; `team_size` 0 picks
-  /// Kokkos::AUTO.
+  /// Kokkos::AUTO. On host spaces teams are handed out dynamically (work
+  /// stealing): envs differ in cost, and a thread that falls behind (a shared
+  /// machine) leaves its work to the others. Which thread runs a team never
+  /// changes a result (docs/design.md#determinism).
   template <class F>
   void for_each_team(const std::string& name, int league, int team_size, const F& f) const {
     emit([space = space_, name, league, team_size, f] {
-      using Policy = Kokkos::TeamPolicy<Space>;
+      using Policy = std::conditional_t<host_accessible_v<Space>, Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>,
+                                        Kokkos::TeamPolicy<Space>>;
       if (team_size > 0) {
         Kokkos::parallel_for(name, Policy(space, league, team_size), f);
       } else {

@@ -94,8 +94,9 @@ class PipelineBuffers {
   using IntView = DView<std::int32_t, Space>;
   using FloatView = DView<float, Space>;
   using Vec2View = DView<Vec2f, Space>;
-  /// [beads, slots], in the space's natural layout (coalesced on GPUs).
-  using CacheView = Kokkos::View<std::int32_t**, memory_space>;
+  /// [beads, slots], slot-major (LayoutLeft): the k-th candidates of an env's
+  /// beads are contiguous, for coalesced reads on GPUs and vector loads on hosts.
+  using CacheView = Kokkos::View<std::int32_t**, Kokkos::LayoutLeft, memory_space>;
   using HostIntView = compat::host_mirror_t<IntView>;
 
   PipelineBuffers() = default;
@@ -112,6 +113,8 @@ class PipelineBuffers {
   int cache_slots() const { return cache_slots_; }
   /// Hashed grid cells per env of the pair tests: the smallest power of two >= N_max.
   int cell_table() const { return cell_table_; }
+  /// Chains per env in relax_chains: 3 with Chebyshev, else 2.
+  int relax_chain_count() const { return chebyshev_ ? 3 : 2; }
 
   /// Throws ConfigError (naming `api`) unless `config` has the shape these buffers
   /// were allocated for (num_envs, num_points, N_max, relaxation modes).
@@ -131,14 +134,22 @@ class PipelineBuffers {
   // --- relaxation (docs/algorithms.md#relaxation)
   IntView band;          ///< [E] separation exclusion band
   FloatView l0;          ///< [E] rest length perimeter / count
-  Vec2View relaxed;      ///< [E*N_max] relaxation output (buffer A)
-  Vec2View relax_swap;   ///< [E*N_max] ping-pong partner (buffer B)
-  Vec2View cheb_prev;    ///< [E*N_max] Chebyshev third buffer (C); empty unless chebyshev
+  Vec2View relaxed;      ///< [E*N_max] relaxation output
+  /// [E * C * 2 * N_max] the solve's chains in structure-of-arrays form, env
+  /// major: chain c of env e holds its x at [((e*C + c)*2)*N_max, + N_max) and
+  /// its y right after; C = relax_chain_count() (read, write, and the
+  /// Chebyshev previous chain)
+  FloatView relax_chains;
+  FloatView relax_sep;   ///< [E * 3 * N_max] per-bead separation sums (x, y) and counts of a sweep, env major
   FloatView cheby_omega;               ///< device copy of chebyshev_schedule(config)
   std::vector<float> cheby_omega_host; ///< chebyshev_schedule(config)
   CacheView sep_cache_idx;   ///< [E*N_max, slots] candidate bead indices; empty without cache
   IntView sep_cache_count;   ///< [E*N_max] candidates per bead; empty without cache
   IntView sep_overflow_flag; ///< [E*N_max] 1 if the bead's list overflowed in this solve
+  /// [E*4*N_max] on host spaces with the cache: how each bead's list splits
+  /// into far and near candidates, the host solve's scratch
+  /// (docs/algorithms.md#how-the-solve-runs); empty otherwise
+  IntView sep_cache_split;
 
   // --- inflation and validity (docs/algorithms.md#inflation, #validity)
   Vec2View ctr2;     ///< [E*N_max] re-uniformized centerline (2D), NaN padded

@@ -16,6 +16,13 @@
 // Masked regeneration: generate(mask, advance) regenerates only the envs with
 // mask[e] != 0 (advancing their epochs first when asked); every other env's
 // Track stays bit-identical, and an all-zero mask skips the body on the device.
+// Its cost follows the masked envs, not the batch: the masked envs are listed on
+// the device and regenerated in rounds of masked_lane_envs() envs on a small
+// lane batch of their own (an env's track depends on its effective seed alone),
+// each round skipped on the device unless needed (8 rounds at most; more masked
+// envs than that regenerate the whole batch). A batch no larger than one round
+// is regenerated whole. pre_relax_centerline() and generator_centerline() are
+// refreshed for the regenerated envs too.
 #pragma once
 
 #include <trackgen/core/config.hpp>
@@ -28,6 +35,11 @@
 #include <memory>
 
 namespace trackgen {
+
+namespace detail {
+template <class Space>
+class MaskedLane;
+}  // namespace detail
 
 template <class Space = Kokkos::DefaultExecutionSpace>
 class TrackGenerator {
@@ -50,6 +62,7 @@ class TrackGenerator {
 
   TrackGenerator(const TrackGenerator&) = delete;
   TrackGenerator& operator=(const TrackGenerator&) = delete;
+  ~TrackGenerator();
 
   /// Generates the whole batch and returns the (same) Track. Repeated calls with
   /// unchanged seeds return the identical batch.
@@ -65,6 +78,10 @@ class TrackGenerator {
   /// body is skipped on the device when the mask is all zero. One self-graph is
   /// cached per (mask pointer, advance).
   const track_type& generate(const IntView& mask, bool advance = false);
+
+  /// Masked regeneration on `ctx`: records into it when it is a caller's
+  /// capture, otherwise runs under the producer's policy on ctx's instance.
+  const track_type& generate(const LaunchContext<Space>& ctx, const IntView& mask, bool advance = false);
 
   /// As generate(); throws ConfigError unless `num_envs == config().num_envs`.
   const track_type& generate(int num_envs);
@@ -98,7 +115,11 @@ class TrackGenerator {
   /// The generator's raw output of the last generate() ([E*N] closed loops,
   /// N = config().num_points), before any resample.
   const DView<Vec2f, Space>& generator_centerline() const { return buffers_.gen_centerline; }
-  /// Bytes of device memory held by this producer (Track + scratch + generator).
+  /// Envs per round of a masked generation (num_envs when it regenerates the
+  /// whole batch; see the file comment).
+  int masked_lane_envs() const;
+  /// Bytes of device memory held by this producer (Track + scratch + generator
+  /// + masked-regeneration lane).
   std::size_t device_bytes() const;
   /// Bytes of device memory held by the pipeline's scratch alone.
   std::size_t pipeline_bytes() const { return buffers_.device_bytes(); }
@@ -126,6 +147,7 @@ class TrackGenerator {
   std::unique_ptr<Generator<Space>> generator_;
   PipelineBuffers<Space> buffers_;
   track_type track_;
+  std::unique_ptr<detail::MaskedLane<Space>> lane_;  // null: masked generation recomputes the whole batch
   Program<Space> program_;
   GraphRunner<Space> runner_;
   Policy policy_ = Policy::automatic;

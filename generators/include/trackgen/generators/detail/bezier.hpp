@@ -22,6 +22,17 @@ struct BezierParams : PointFamilyParams {
   int dense_stride() const { return num_slots * npseg; }
 };
 
+// Kernels shared with the gate anchor sources (generators/src/gate_sources.cpp).
+
+/// Steps 1-2 fused, thread per env: corner count (seed * 6151, clamped to
+/// [1, P]) and all P corners (seed * 9781) into `raw`, in draw order. Step 3
+/// (prune and stable angle sort) is the shared team kernel sort_by_angle.
+template <class Space>
+void bezier_corners(const LaunchContext<Space>& ctx, const std::string& label, const BezierParams& p,
+                    const DView<std::int32_t, Space>& seeds, const DView<float, Space>& style_scale,
+                    const DView<std::int32_t, Space>& count, const DView<Vec2f, Space>& raw,
+                    const DView<std::int32_t, Space>& used);
+
 /// Launch sequence of generate() (sizes for E envs):
 ///   [style (E), only with style_sampling] . corners (E) . sort (E teams) . tangents (E*P) .
 ///   assemble (E*M) . arc_scan (E) . arc_lookup (E*N) . xcount (E teams) .

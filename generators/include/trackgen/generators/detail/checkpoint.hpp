@@ -28,6 +28,16 @@ struct CheckpointParams {
   int num_slots() const { return num_envs * num_candidates; }
 };
 
+// Kernels shared with the gate anchor sources (generators/src/gate_sources.cpp).
+
+/// Step 1, thread per slot (env e, candidate k): stream
+/// seed_e * 4099 + k * 2741 + 1; per checkpoint c the jitter
+/// (2u - 1) * angle_jitter * sigma, then the radius rmin + u (1 - rmin) (R = 1);
+/// checkpoint = r (cos theta, sin theta), theta = c sigma + jit.
+template <class Space>
+void checkpoint_rings(const LaunchContext<Space>& ctx, const std::string& label, const CheckpointParams& p,
+                      const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& checkpoints);
+
 /// Launch sequence of generate() (sizes for E envs, K candidates;
 /// K == 1 and the clip are construction-time branches, nothing else depends on
 /// data):

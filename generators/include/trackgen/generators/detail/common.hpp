@@ -20,6 +20,7 @@
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/geometry.hpp>
 #include <trackgen/core/rng.hpp>
+#include <trackgen/core/spaces.hpp>
 #include <trackgen/core/views.hpp>
 #include <trackgen/exec/launch_context.hpp>
 #include <trackgen/generators/generator.hpp>
@@ -321,11 +322,36 @@ void arc_resample_selected(const LaunchContext<Space>& ctx, const std::string& p
                            const DView<Vec2f, Space>& out, int num, const DView<std::int32_t, Space>& active,
                            const ArcScratch<Space>& scratch);
 
+/// Team size of the kernels that count XCOUNT with xcount_in_team: one thread
+/// on host spaces, Kokkos' choice (0) on devices.
+template <class Space>
+constexpr int xcount_team_size() {
+  return is_host_space<Space>() ? 1 : 0;
+}
+
+/// XCOUNT of the closed loop p[0..n) inside a team kernel whose every thread
+/// calls it with the same loop; every thread gets the count. Host spaces (a
+/// team of one thread, xcount_team_size) run the box broadphase
+/// (geom::xcount_broadphase); devices sum the per-segment counts
+/// (geom::xcount_segment) over the team's threads with an integer reduction.
+/// Both give XCOUNT exactly (docs/algorithms.md#xcount).
+template <class Space, class Member>
+KOKKOS_INLINE_FUNCTION int xcount_in_team(const Member& team, const Vec2f* p, int n) {
+  if constexpr (is_host_space<Space>()) {
+    return geom::xcount_broadphase(p, n);
+  } else {
+    int total = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, n), [&](const int i, int& acc) { acc += geom::xcount_segment(p, n, i); },
+        total);
+    return total;
+  }
+}
+
 /// XCOUNT (docs/algorithms.md#xcount) of the closed loops pts[e*stride, e*stride + n),
 /// e < out_count.extent(0) (envs, or env x candidate loops), into out_count[e]
-/// (NaN coordinates read as 0). One team per loop; the team sums the
-/// per-segment counts (geom::xcount_segment) with an integer reduction
-/// (order-independent, no atomics). Label: <prefix>xcount.
+/// (NaN coordinates read as 0). One team per loop (xcount_in_team).
+/// Label: <prefix>xcount.
 template <class Space>
 void xcount(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
             int n, const DView<std::int32_t, Space>& out_count);

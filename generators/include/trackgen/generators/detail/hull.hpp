@@ -21,6 +21,15 @@ struct HullParams : PointFamilyParams {
   int dense_stride() const { return aug_stride() * npseg; }
 };
 
+// Kernels shared with the gate anchor sources (generators/src/gate_sources.cpp).
+
+/// Steps 1-2 fused, thread per env: corner count (seed * 5119 + 1, clamped to
+/// [1, P]) and all P corners (seed * 7919 + 1, the bezier sampler) into `raw`.
+template <class Space>
+void hull_corners(const LaunchContext<Space>& ctx, const std::string& label, const HullParams& p,
+                  const DView<std::int32_t, Space>& seeds, const DView<std::int32_t, Space>& count,
+                  const DView<Vec2f, Space>& raw, const DView<std::int32_t, Space>& used);
+
 /// The hull with its fallback made safe. Launch sequence of generate()
 /// (sizes for E envs; every launch always happens, data only decides what a
 /// kernel writes):

@@ -22,6 +22,14 @@ struct PolarParams {
   static PolarParams from_config(const TrackGenConfig& config);
 };
 
+// Kernels shared with the gate anchor sources (generators/src/gate_sources.cpp).
+
+/// Step 1, thread per env: per knot i, dr = (2u - 1) rj then da = (2u - 1) aj;
+/// r = max(1 + dr, 0.1), theta = 2 pi (i + da) / K.
+template <class Space>
+void polar_controls(const LaunchContext<Space>& ctx, const std::string& label, const PolarParams& p,
+                    const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& controls);
+
 /// Launch sequence of generate() (sizes for E envs):
 ///   controls (E) . dense (E*K*npseg) . arc_scan (E) . arc_lookup (E*N) .
 ///   normalize (E teams) . valid (E).

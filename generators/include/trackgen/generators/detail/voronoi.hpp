@@ -28,6 +28,34 @@ struct VoronoiParams {
   int dense_stride() const { return aug_stride() * npseg; }
 };
 
+// Kernels shared with the gate anchor sources (generators/src/gate_sources.cpp).
+
+/// Step 1, thread per env, stream seed * 8171 + 19: cluster phase and radial
+/// first (always), then per site the layout's draws.
+/// Also stores each site's polar coordinates for the snap and clears `used`.
+template <class Space>
+void voronoi_sites(const LaunchContext<Space>& ctx, const std::string& label, const VoronoiParams& p,
+                   const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& sites,
+                   const DView<Vec2f, Space>& site_polar, const DView<std::int32_t, Space>& used);
+
+/// Step 2a, thread per env, stream seed * 3911 + 31: rotation, phi0..phi3, then
+/// per anchor i the jitter; targets[i] = (theta_i, r_t_i) with
+/// theta_i = rotation + sigma * i + jit and the clamped harmonic radius profile.
+template <class Space>
+void voronoi_targets(const LaunchContext<Space>& ctx, const std::string& label, const VoronoiParams& p,
+                     const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& targets);
+
+/// Step 2b, one team per env: for anchor i = 0..K-1 in order, the cost of every
+/// site, |wrap(angle - theta_i)| / max(sigma, 1e-6) + | |s| - r_t | /
+/// max(0.13 L, 1e-6) + (used ? 1000 : 0), reduced over the team as the minimum
+/// of compat::sort_key(cost, site): the first strict minimum (lowest index among
+/// equal costs; costs are finite and >= 0). One thread then marks it used.
+template <class Space>
+void voronoi_anchors(const LaunchContext<Space>& ctx, const std::string& label, const VoronoiParams& p,
+                     const DView<Vec2f, Space>& sites, const DView<Vec2f, Space>& site_polar,
+                     const DView<std::int32_t, Space>& used, const DView<Vec2f, Space>& targets,
+                     const DView<std::int32_t, Space>& anchor_site, const DView<Vec2f, Space>& selected);
+
 /// Launch sequence of generate() (sizes for E envs):
 ///   sites (E) . targets (E) . anchors (E teams) . chaikin (E*2K) .
 ///   spline (E*2K*npseg) . arc_scan (E) . arc_lookup (E*N) . normalize (E teams) .

@@ -1,0 +1,154 @@
+// `trackgen drive`: the simulation loop of examples/sim_loop.hpp (cars racing
+// a Course with pure pursuit at the speed profile; finished envs regenerated
+// every step) for --envs E x --steps T, on any backend. Prints env-steps per
+// second, laps, collisions and regenerations, or one JSON object (--json);
+// --svg FILE draws the first envs' tracks with their cars' first-episode paths.
+#include "app.hpp"
+
+#include <sim_loop.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+namespace trackgen::app {
+namespace {
+
+struct DriveOptions {
+  int envs = 4096;
+  int steps = 3000;
+  int seed = 0;
+  std::string generator = "bezier";
+  std::string backend;
+  bool json = false;
+  std::string svg;
+  int traced = 6;  // envs drawn by --svg
+};
+
+/// Positions of the first `k` cars after every step while they are in their
+/// first episode (NaN afterwards): [steps * k], written on the device.
+template <class Space>
+struct Trace {
+  DView<Vec3f, Space> points;
+  int k;
+  Trace(const Space& space, int steps, int k_envs)
+      : points(Kokkos::view_alloc(space, std::string("drive::trace")), std::size_t(steps) * k_envs), k(k_envs) {}
+
+  void record(const Space& space, const sim::Cars<Space>& cars, int step) const {
+    auto out = points;
+    const int n = k;
+    Kokkos::parallel_for(
+        "drive::trace", Kokkos::RangePolicy<Space>(space, 0, n), KOKKOS_LAMBDA(const int e) {
+          out(std::size_t(step) * n + e) = cars.episodes(e) == 0 ? cars.position(e) : nan3();
+        });
+  }
+};
+
+/// The first `k` envs' tracks and paths as an SVG.
+template <class Space>
+std::string paths_svg(const TrackGenConfig& config, const Track<Kokkos::HostSpace>& first_tracks,
+                      const Trace<Space>& trace, int steps, int seed) {
+  const auto pts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), trace.points);
+  std::vector<std::vector<Vec3f>> paths(static_cast<std::size_t>(trace.k));
+  for (int t = 0; t < steps; ++t) {
+    for (int e = 0; e < trace.k; ++e) paths[e].push_back(pts(std::size_t(t) * trace.k + e));
+  }
+  Batch b{config, Space::name(), {}, first_tracks};
+  for (int e = 0; e < trace.k; ++e) b.seeds.push_back(expand_seed(seed, e, SeedExpansion::arange));
+  return batch_svg(b, &paths);
+}
+
+/// Host copy of the first `k` envs of `track`.
+template <class M>
+Track<Kokkos::HostSpace> first_envs(const Track<M>& track, int k) {
+  const auto all = track.to_host();
+  Track<Kokkos::HostSpace> t(k, all.n_max());
+  for (int e = 0; e < k; ++e) {
+    for (int i = 0; i < all.n_max(); ++i) {
+      const std::size_t s = std::size_t(e) * all.n_max() + i;
+      t.outer(s) = all.outer(s), t.center(s) = all.center(s), t.inner(s) = all.inner(s);
+      t.tangent(s) = all.tangent(s), t.arclen(s) = all.arclen(s);
+    }
+    t.length(e) = all.length(e), t.valid(e) = all.valid(e), t.count(e) = all.count(e);
+    t.winding(e) = all.winding(e);
+  }
+  return t;
+}
+
+template <class Space>
+void run_drive(const DriveOptions& o) {
+  sim::Settings settings;
+  settings.envs = o.envs;
+  settings.seed = o.seed;
+  settings.generator = o.generator;
+  const Space space;
+  sim::SimLoop<Space> loop(space, settings);
+  const int k = o.svg.empty() ? 0 : std::min(o.traced, o.envs);
+  const Trace<Space> trace(space, k > 0 ? o.steps : 0, k);
+  const auto tracks = k > 0 ? first_envs(loop.course().track(), k) : Track<Kokkos::HostSpace>();
+
+  space.fence();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int t = 0; t < o.steps; ++t) {
+    loop.step();
+    if (!o.svg.empty()) trace.record(space, loop.cars(), t);
+  }
+  space.fence();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  sim::Stats st = loop.stats();
+  st.seconds = seconds;
+
+  if (!o.svg.empty()) {
+    write_file(o.svg, paths_svg(loop.course().generator().config(), tracks, trace, o.steps, o.seed));
+  }
+  if (o.json) {
+    const nlohmann::json j{{"envs", o.envs},
+                           {"steps", o.steps},
+                           {"env_steps_per_s", st.env_steps_per_s()},
+                           {"lap_fraction", st.lap_fraction()},
+                           {"collision_rate", st.collision_rate()},
+                           {"regenerations", st.regenerations},
+                           {"laps", st.laps},
+                           {"collisions", st.collisions},
+                           {"timeouts", st.timeouts},
+                           {"raced_envs", st.raced},
+                           {"seconds", seconds},
+                           {"generator", o.generator},
+                           {"seed", o.seed},
+                           {"backend", Space::name()},
+                           {"concurrency", compat::concurrency(space)}};
+    std::cout << j.dump() << "\n";
+    return;
+  }
+  std::printf("trackgen drive: %s, E=%d, %d steps, seed %d, %s (concurrency %d)\n", o.generator.c_str(), o.envs,
+              o.steps, o.seed, Space::name(), compat::concurrency(space));
+  std::printf("  env-steps/s     %.0f (%.2f s)\n", st.env_steps_per_s(), seconds);
+  std::printf("  lap fraction    %.4f (%d of %d envs lapped before any collision)\n", st.lap_fraction(),
+              st.lapped_first, st.raced);
+  std::printf("  episodes        %d: %d laps, %d collisions (rate %.4f), %d timeouts\n", st.episodes(), st.laps,
+              st.collisions, st.collision_rate(), st.timeouts);
+  std::printf("  regenerations   %d\n", st.regenerations);
+  if (!o.svg.empty()) std::printf("  wrote           %s\n", o.svg.c_str());
+}
+
+}  // namespace
+
+Command add_drive_command(CLI::App& app) {
+  auto o = std::make_shared<DriveOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "drive", "race cars on a Course: pure pursuit at the speed profile, new tracks for finished envs every step");
+  cmd->add_option("--envs", o->envs, "environments E (default: 4096)")->check(CLI::PositiveNumber);
+  cmd->add_option("--steps", o->steps, "simulation steps T (default: 3000)")->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", o->seed, "base seed k; env e starts on track k + e (default: 0)");
+  cmd->add_option("--generator", o->generator, "centerline generator (default: bezier)");
+  cmd->add_option("--backend", o->backend, "execution space: one of the enabled backends (default: Kokkos' default)");
+  cmd->add_flag("--json", o->json,
+                "print one JSON object: envs, steps, env_steps_per_s, lap_fraction (envs whose car lapped before any "
+                "collision / envs that raced a valid track), collision_rate (collisions / finished episodes), "
+                "regenerations, and more");
+  cmd->add_option("--svg", o->svg, "draw the first 6 envs' tracks and their cars' first-episode paths into FILE");
+  return {cmd, [o] { with_backend(o->backend, [&]<class Space>() { run_drive<Space>(*o); }); }};
+}
+
+}  // namespace trackgen::app

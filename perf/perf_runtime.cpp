@@ -1,0 +1,324 @@
+// The runtime utilities and Course::step() over the batch size.
+//
+// Every benchmark runs at E = 1024, 4096, 16384, 65536 up to --envs (the sdf
+// query up to 16384: its grids take E * 128^2 * 5 bytes; the grid bakes at
+// 1024 only), on default bezier tracks: a batch of min(E, 1024) generated
+// tracks tiled to E envs (the course benchmarks generate all E). One box or
+// agent per env, on its centerline. Counters: ns_per_env (the mean time of one
+// call divided by E). After the run a summary prints, per benchmark, ns per env
+// at every E of the fastest call of all iterations and repetitions (the least
+// disturbed by other work on a shared machine), in wall-clock time and in the
+// process's CPU time, and max/min over E (flat in E: the per-env cost does not
+// grow with the batch); then sdf against segments queries, and Course::step()
+// per env against generate() per env / 100 (wall-clock).
+#include "perf_common.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace trackgen::perf {
+namespace {
+
+using TrackT = Track<Space::memory_space>;
+
+/// ns per env of every benchmark family at every E: of wall-clock time, and of
+/// the process's CPU time (all threads; immune to the time other processes take
+/// from a shared machine, so the fair measure of a 1-thread run under load).
+std::map<std::string, std::map<int, double>> g_ns_per_env, g_cpu_ns_per_env;
+std::optional<TrackGenerator<Space>> g_base;
+std::map<int, TrackT> g_tiled;
+
+/// The batch sizes of the sweep (see the file comment).
+std::vector<int> sweep(int cap = 1 << 30) {
+  std::vector<int> es;
+  const int n = num_envs();
+  if (n < 1024) es.push_back(n);
+  for (int e = 1024; e <= n; e *= 4) es.push_back(e);
+  es.erase(std::remove_if(es.begin(), es.end(), [&](int e) { return e > cap; }), es.end());
+  return es;
+}
+
+TrackGenConfig bezier_config(int envs) {
+  TrackGenConfig c;
+  c.num_envs = envs;
+  return c;
+}
+
+/// Default bezier tracks for E envs: min(E, 1024) generated ones, tiled.
+const TrackT& tiled_track(int E) {
+  if (auto it = g_tiled.find(E); it != g_tiled.end()) return it->second;
+  const int B = std::min(num_envs(), 1024);
+  if (!g_base) g_base.emplace(bezier_config(B), SeedState<Space>(B, 0));
+  const TrackT& base = g_base->track();
+  TrackT t(E, base.n_max());
+  const int n_max = base.n_max();
+  Kokkos::parallel_for(
+      "TrackGen::perf::tile", Kokkos::RangePolicy<Space>(0, std::size_t(E) * n_max), KOKKOS_LAMBDA(const std::size_t s) {
+        const std::size_t e = s / n_max, i = s % n_max, src = (e % B) * n_max + i;
+        t.outer(s) = base.outer(src), t.center(s) = base.center(src), t.inner(s) = base.inner(src);
+        t.tangent(s) = base.tangent(src), t.normal(s) = base.normal(src), t.arclen(s) = base.arclen(src);
+        if (i == 0) {
+          t.length(e) = base.length(e % B), t.valid(e) = base.valid(e % B), t.count(e) = base.count(e % B);
+        }
+      });
+  Space().fence();
+  return g_tiled.emplace(E, t).first->second;
+}
+
+/// One box per env on its centerline (point 7 e mod count), along the track.
+struct Boxes {
+  DView<Vec3f, Space> position;
+  DView<Quatf, Space> orientation;
+  DView<Vec2f, Space> half;
+};
+
+Boxes boxes_on(const TrackT& t) {
+  Boxes b{DView<Vec3f, Space>("perf_position", t.num_envs()), DView<Quatf, Space>("perf_orientation", t.num_envs()),
+          DView<Vec2f, Space>("perf_half", t.num_envs())};
+  const int n_max = t.n_max();
+  Kokkos::parallel_for(
+      "TrackGen::perf::boxes", Kokkos::RangePolicy<Space>(0, t.num_envs()), KOKKOS_LAMBDA(const int e) {
+        const std::size_t s = std::size_t(e) * n_max + (7 * e) % kmath::max(t.count(e), 1);
+        b.position(e) = t.center(s);
+        b.orientation(e) = geom::quat_from_yaw(kmath::atan2(t.tangent(s).y, t.tangent(s).x));
+        b.half(e) = Vec2f{0.04f, 0.02f};
+      });
+  Space().fence();
+  return b;
+}
+
+/// Seconds of CPU time this process used so far (every thread).
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+/// Keeps the smaller of `kept` (0: none yet) and `v`.
+void keep_min(double& kept, double v) { kept = kept > 0.0 ? std::min(kept, v) : v; }
+
+/// The benchmark loop: times `body()` between fences; reports the mean ns per
+/// env (counter ns_per_env) and records the fastest call's wall and CPU time
+/// for the summary (the least disturbed by other work on a shared machine).
+template <class F>
+void timed(benchmark::State& state, const std::string& family, int E, F&& body) {
+  body();  // warm
+  Space().fence();
+  double total = 0, fastest = 1e300, fastest_cpu = 1e300;
+  for (auto _ : state) {
+    const double cpu0 = process_cpu_seconds();
+    const double t = fenced_seconds(Space(), body);
+    fastest_cpu = std::min(fastest_cpu, process_cpu_seconds() - cpu0);
+    total += t;
+    fastest = std::min(fastest, t);
+    state.SetIterationTime(t);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(E));
+  state.counters["E"] = E;
+  state.counters["ns_per_env"] = 1e9 * total / double(state.iterations()) / E;
+  keep_min(g_ns_per_env[family][E], 1e9 * fastest / E);
+  keep_min(g_cpu_ns_per_env[family][E], 1e9 * fastest_cpu / E);
+}
+
+/// The body of the benchmark running now (repetitions reuse it) and its name.
+std::string g_current;
+std::function<void()> g_body;
+
+/// Registers `family` at every E of `es`: make(E) builds the body it times
+/// (once for all repetitions; the previous benchmark's is released first).
+template <class Make>
+void add_sweep(const std::string& family, const std::vector<int>& es, Make make) {
+  for (const int E : es) {
+    const std::string name = family + "/E:" + std::to_string(E);
+    add(name, [family, name, E, make](benchmark::State& state) {
+      try {
+        if (g_current != name) {
+          g_body = nullptr;
+          g_current = name;
+          g_body = make(E);
+        }
+        timed(state, family, E, g_body);
+      } catch (const std::exception& ex) {
+        state.SkipWithError(ex.what());
+      }
+    });
+  }
+}
+
+void register_utilities() {
+  add_sweep("checkpoints_sample", sweep(), [](int E) {
+    auto s = std::make_shared<CheckpointSampler<Space>>(Space(), tiled_track(E), 0.3f, 96);
+    return [s] { s->sample(); };
+  });
+  add_sweep("progress_update", sweep(), [](int E) {
+    const auto& t = tiled_track(E);
+    auto cps = std::make_shared<CheckpointSampler<Space>>(Space(), t, 0.3f, 96);
+    auto tracker = std::make_shared<ProgressTracker<Space>>(Space(), cps->checkpoints());
+    auto boxes = std::make_shared<Boxes>(boxes_on(t));
+    tracker->bind(boxes->position);
+    return [cps, tracker, boxes] { tracker->update(); };
+  });
+  const auto collision = [](CollisionMethod method) {
+    return [method](int E) {
+      auto c = std::make_shared<CollisionChecker<Space>>(Space(), tiled_track(E), 1, method);
+      auto boxes = std::make_shared<Boxes>(boxes_on(tiled_track(E)));
+      c->bind_inputs(boxes->position, boxes->orientation, boxes->half);
+      return [c, boxes] { c->query(); };
+    };
+  };
+  add_sweep("collision_segments", sweep(), collision(CollisionMethod::segments));
+  add_sweep("collision_sdf_query", sweep(16384), collision(CollisionMethod::sdf));
+  add_sweep("collision_sdf_bake", sweep(1024), [](int E) {
+    auto c = std::make_shared<CollisionChecker<Space>>(Space(), tiled_track(E), 1, CollisionMethod::sdf);
+    return [c] { c->bake(); };
+  });
+  add_sweep("discs_16", sweep(), [](int E) {
+    const auto& t = tiled_track(E);
+    auto boxes = std::make_shared<Boxes>(boxes_on(t));
+    DView<Vec3f, Space> discs("perf_discs", std::size_t(E) * 16);
+    Kokkos::deep_copy(discs, Vec3f{0.3f, 0.2f, 0.0f});
+    auto d = std::make_shared<DiscChecker<Space>>(Space(), discs, 0.05f, 1, E);
+    d->bind_inputs(boxes->position, boxes->orientation, boxes->half);
+    return [d, boxes] { d->query(); };
+  });
+  for (const std::optional<int> window : {std::optional<int>(), std::optional<int>(8)}) {
+    add_sweep(window ? "localizer_warm" : "localizer_cold", sweep(), [window](int E) {
+      const auto& t = tiled_track(E);
+      auto loc = std::make_shared<TrackLocalizer<Space>>(Space(), t, window);
+      auto boxes = std::make_shared<Boxes>(boxes_on(t));
+      loc->bind(boxes->position);
+      return [loc, boxes] { loc->query(); };
+    });
+  }
+  add_sweep("speed_profile", sweep(), [](int E) {
+    const auto& t = tiled_track(E);
+    DView<float, Space> kappa("perf_kappa", t.arclen.extent(0)), v("perf_v", t.arclen.extent(0));
+    return [&t, kappa, v] {
+      const LaunchContext<Space> ctx;
+      compute_curvature(ctx, t, kappa);
+      compute_speed_profile(ctx, t, SpeedLimits{}, kappa, v);
+    };
+  });
+  add_sweep("props_sample", sweep(), [](int E) {
+    auto p = std::make_shared<PropSampler<Space>>(Space(), tiled_track(E), 0.1f, PropBoundary::outer, PropMode::points,
+                                                  256);
+    return [p] { p->sample(); };
+  });
+  add_sweep("heightfield_bake_64", sweep(1024), [](int E) {
+    auto h = std::make_shared<HeightFieldBaker<Space>>(Space(), tiled_track(E), GridOptions{64, std::nullopt});
+    return [h] { h->bake(); };
+  });
+}
+
+/// The Course of the simulation loop (examples/sim_loop.hpp) at E envs.
+CourseConfig course_config(int envs) {
+  CourseConfig c;
+  c.gen.num_envs = envs;
+  c.checkpoint_spacing = 0.3f;
+  c.collision = CollisionMethod::segments;
+  c.localize = true;
+  c.localize_window = 8;
+  c.speed_limits = SpeedLimits{1.0f, 1.0f, 2.0f, 1.0f};
+  return c;
+}
+
+/// A Course of E envs with its agents bound on their centerlines.
+struct BoundCourse {
+  Course<Space> course;
+  Boxes boxes;
+  explicit BoundCourse(int E) : course(Space(), course_config(E)), boxes(boxes_on(course.track())) {
+    course.bind(boxes.position, boxes.orientation, boxes.half);
+  }
+};
+
+void register_course() {
+  add_sweep("course_step", sweep(), [](int E) {
+    g_tiled.clear();  // the tiled tracks are no longer needed: make room
+    g_base.reset();
+    auto c = std::make_shared<BoundCourse>(E);
+    return [c] { c->course.step(); };
+  });
+  const int E = std::min(num_envs(), 4096);
+  add_sweep("generate", {E}, [](int envs) {
+    auto c = std::make_shared<BoundCourse>(envs);
+    return [c] { c->course.generator().generate(); };
+  });
+  add_sweep("course_regenerate_8", {E}, [](int envs) {
+    auto c = std::make_shared<BoundCourse>(envs);
+    std::vector<std::int32_t> mask_h(static_cast<std::size_t>(envs), 0);
+    for (int k = 0; k < 8; ++k) mask_h[static_cast<std::size_t>((k * 997) % envs)] = 1;
+    auto mask = std::make_shared<DView<std::int32_t, Space>>("perf_mask", envs);
+    auto h = Kokkos::create_mirror_view(*mask);
+    for (int e = 0; e < envs; ++e) h(e) = mask_h[static_cast<std::size_t>(e)];
+    Kokkos::deep_copy(*mask, h);
+    return [c, mask] { c->course.regenerate(*mask, true); };
+  });
+}
+
+/// ns per env of `family` at E (0 when it did not run).
+double at(const std::string& family, int E) {
+  const auto f = g_ns_per_env.find(family);
+  if (f == g_ns_per_env.end()) return 0.0;
+  const auto it = f->second.find(E);
+  return it == f->second.end() ? 0.0 : it->second;
+}
+
+/// Prints the table of `by_family` (ns per env at each E, max/min over E).
+void print_table(const char* title, const std::map<std::string, std::map<int, double>>& by_family,
+                 const std::vector<int>& all) {
+  std::printf("\n%s, max/min over E:\n%-22s", title, "benchmark");
+  for (const int E : all) std::printf(" %10d", E);
+  std::printf(" %9s\n", "max/min");
+  for (const auto& [family, by_e] : by_family) {
+    std::printf("%-22s", family.c_str());
+    double lo = 1e300, hi = 0;
+    for (const int E : all) {
+      const auto it = by_e.find(E);
+      if (it == by_e.end()) {
+        std::printf(" %10s", "-");
+        continue;
+      }
+      std::printf(" %10.1f", it->second);
+      lo = std::min(lo, it->second), hi = std::max(hi, it->second);
+    }
+    std::printf(" %9.3f\n", hi / lo);
+  }
+}
+
+void summary() {
+  g_body = nullptr;
+  g_tiled.clear();
+  g_base.reset();
+  std::vector<int> all;
+  for (const auto& [family, by_e] : g_ns_per_env) {
+    for (const auto& [E, ns] : by_e) all.push_back(E);
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  print_table("wall-clock ns per env (fastest call / E)", g_ns_per_env, all);
+  print_table("process CPU ns per env (fastest call / E, every thread)", g_cpu_ns_per_env, all);
+  for (const int E : all) {
+    const double seg = at("collision_segments", E), sdf = at("collision_sdf_query", E);
+    if (seg > 0 && sdf > 0) std::printf("E=%d: sdf query / segments query = %.3f\n", E, sdf / seg);
+  }
+  const int E = std::min(num_envs(), 4096);
+  const double step = at("course_step", E), gen = at("generate", E);
+  if (step > 0 && gen > 0) {
+    std::printf("E=%d: Course::step() %.1f ns/env, generate() / 100 %.1f ns/env: step / (generate / 100) = %.3f\n", E,
+                step, gen / 100, step / (gen / 100));
+  }
+}
+
+}  // namespace
+
+void register_benchmarks() {
+  register_utilities();
+  register_course();
+  add_summary(summary);
+}
+
+}  // namespace trackgen::perf

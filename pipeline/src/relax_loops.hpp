@@ -1,0 +1,412 @@
+// The relaxation solve's per-bead operations and its loop shapes per backend
+// (docs/algorithms.md#how-the-solve-runs). Internal to relax.cpp.
+//
+// Every function that computes a bead's value does so with the operations and
+// in the order of the original system's per-bead kernel; the loop shapes only
+// decide which thread (or vector lane) runs it and in which order beads are
+// visited, never the order of the operations within one bead.
+#pragma once
+
+#include "pipeline_detail.hpp"
+
+#include <cstdint>
+
+// Tells GCC that a host bead loop carries no dependence between iterations (each
+// iteration writes only its own bead), so it vectorizes without run-time alias
+// checks between the chains.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define TRACKGEN_IVDEP _Pragma("GCC ivdep")
+#else
+#define TRACKGEN_IVDEP
+#endif
+
+namespace trackgen::detail::relaxation {
+
+/// The distances of the solve.
+struct Distances {
+  float target = 0;        ///< separation target 2 hw (1 + margin)
+  float target_sq = 0;     ///< target * target (float)
+  float cache_radius = 0;  ///< broadphase radius
+  float r_min = 0;         ///< bending radius guard
+};
+
+/// One env's chain as a sweep sees it: its real bead count, separation band
+/// and rest length.
+struct Env {
+  int count;
+  int band;
+  float rest_length;
+};
+
+/// One chain of an env in structure-of-arrays form.
+struct Chain {
+  float* x;
+  float* y;
+  KOKKOS_FORCEINLINE_FUNCTION Vec2f get(int i) const { return {x[i], y[i]}; }
+  KOKKOS_FORCEINLINE_FUNCTION void set(int i, Vec2f v) const {
+    x[i] = v.x;
+    y[i] = v.y;
+  }
+};
+
+/// Per-bead separation sums of a sweep: the sum of the candidates' pushes and
+/// their number (a small integer, exact in float).
+struct SepSums {
+  float* x;
+  float* y;
+  float* n;
+  KOKKOS_INLINE_FUNCTION void set(int i, float sx, float sy, float sn) const {
+    x[i] = sx;
+    y[i] = sy;
+    n[i] = sn;
+  }
+  /// The mean push, zero without a candidate: sum / float(count). (Both
+  /// quotients are computed unconditionally, so a bead loop stays branch-free.)
+  KOKKOS_FORCEINLINE_FUNCTION Vec2f mean(int i) const {
+    const float c = n[i];
+    const float mx = x[i] / c, my = y[i] / c;
+    return {c > 0.0f ? mx : 0.0f, c > 0.0f ? my : 0.0f};
+  }
+};
+
+/// One env's separation cache: candidate k of bead i at idx[i + k * stride].
+struct Cache {
+  std::int32_t* idx;
+  std::size_t stride;
+  std::int32_t* count;
+  std::int32_t* overflow;
+  int slots;
+};
+
+/// Adds the push of bead j on bead i, 0.5 (target - d) / d (x_i - x_j) with
+/// d = max(|x_i - x_j|, 1e-9), to bead i's sums (sx, sy) and count sn when
+/// `active` and |x_i - x_j|^2 < target^2. Branch-free: an inactive or distant
+/// pair adds +0, which leaves the sums' bits unchanged (a sum that starts at +0
+/// never becomes -0 in round-to-nearest, and x + 0 == x for every other x).
+///
+/// The original system's AABB quick reject (|dx| < target and |dy| < target)
+/// is implied by the float test |d|^2 < target^2 (rounding is monotonic:
+/// fl(dx^2) <= fl(dx^2 + dy^2) < fl(t^2) gives |dx| < t), so it is left out.
+KOKKOS_FORCEINLINE_FUNCTION void add_push(float& sx, float& sy, float& sn, Vec2f xi, Vec2f xj, const Distances& d,
+                                     bool active) {
+  const Vec2f diff = xi - xj;
+  const float d2 = length_sq(diff);
+  const bool hit = d2 < (active ? d.target_sq : 0.0f);  // d2 >= 0: never below 0 (one select, vectorizable)
+  const float dist = kmath::max(kmath::sqrt(d2), 1e-9f);
+  const float f = 0.5f * (d.target - dist) / dist;
+  const float px = f * diff.x, py = f * diff.y;
+  sx += hit ? px : 0.0f;
+  sy += hit ? py : 0.0f;
+  sn += hit ? 1.0f : 0.0f;
+}
+
+/// One Jacobi update of bead xi between xp and xn (docs/algorithms.md#one-sweep):
+/// separation `sep` (already averaged), spacing, and bending with the flip clamp.
+KOKKOS_FORCEINLINE_FUNCTION Vec2f bead_update(Vec2f xp, Vec2f xi, Vec2f xn, Vec2f sep, float l0, float r_min,
+                                         const RelaxWeights& w) {
+  const Vec2f dn = xn - xi;
+  const Vec2f dp = xi - xp;
+  const float len_n = length(dn), len_p = length(dp);
+  const float ln = kmath::max(len_n, 1e-9f);
+  const float lp = kmath::max(len_p, 1e-9f);
+  const Vec2f spc = 0.25f * (((ln - l0) / ln) * dn - ((lp - l0) / lp) * dp);
+  // The Menger curvature of (xp, xi, xn) exactly as geom::menger_curvature,
+  // reusing both edge lengths.
+  const float area = 0.5f * kmath::fabs(cross(dp, dn));
+  const float kappa = 4.0f * area / kmath::max(len_p * len_n * length(xn - xp), 1e-12f);
+  const float radius = 1.0f / kmath::max(kappa, 1e-12f);
+  const float deficit = kmath::max((r_min - radius) / r_min, 0.0f);
+  const float bscale = kmath::min(w.bending * deficit, 1.0f);
+  const Vec2f toward = 0.5f * (xp + xn) - xi;
+  return xi + w.separation * sep + w.spacing * spc + bscale * toward;
+}
+
+/// The beads j of an env that bead i never separates from are those with
+/// circ(i, j, n) <= band; the others, ascending, are [lo1, hi1] then [lo2, hi2].
+struct OutsideBand {
+  int lo1, hi1, lo2, hi2;
+  KOKKOS_INLINE_FUNCTION OutsideBand(int i, int n, int band)
+      : lo1(kmath::max(0, i - n + band + 1)),
+        hi1(i - band - 1),
+        lo2(i + band + 1),
+        hi2(kmath::min(n - 1, i + n - band - 1)) {}
+};
+
+/// Broadphase refresh of bead i (docs/algorithms.md#separation-cache): the first
+/// `slots` beads j, ascending, with circ(i, j) > band inside the cache radius;
+/// flags a bead with more. Distances are tested eight at a time (vectorizable),
+/// hits appended in index order.
+KOKKOS_INLINE_FUNCTION void refresh_candidates(const Chain& x, const Env& env, const Distances& d, const Cache& c,
+                                               int i, bool first) {
+  const float r2 = d.cache_radius * d.cache_radius;
+  const float xi = x.x[i], yi = x.y[i];
+  const OutsideBand r(i, env.count, env.band);
+  int n = 0;
+  int over = 0;
+  for (int part = 0; part < 2 && !over; ++part) {
+    const int lo = part == 0 ? r.lo1 : r.lo2, hi = part == 0 ? r.hi1 : r.hi2;
+    for (int j0 = lo; j0 <= hi && !over; j0 += 8) {
+      const int m = kmath::min(8, hi - j0 + 1);
+      unsigned hits = 0;
+      for (int l = 0; l < m; ++l) {
+        const float dx = xi - x.x[j0 + l], dy = yi - x.y[j0 + l];
+        hits |= (dx * dx + dy * dy < r2 ? 1u : 0u) << l;
+      }
+      for (int l = 0; hits != 0u; ++l, hits >>= 1) {
+        if ((hits & 1u) == 0u) continue;
+        if (n == c.slots) {
+          over = 1;
+          break;
+        }
+        c.idx[i + n * c.stride] = j0 + l;
+        ++n;
+      }
+    }
+  }
+  c.count[i] = n;
+  c.overflow[i] = first ? over : (c.overflow[i] | over);
+}
+
+/// How a host bead's candidate list splits (docs/algorithms.md#how-the-solve-runs).
+/// Ascending, the list holds the far candidates below the bead (entries
+/// [0, below)), then the near ones j = i - o and j = i + o, band < o <= band + w
+/// (bit o - band - 1 of `left` and `right`; never wrapped around the loop), then
+/// the far ones above, wrapped ones included (entries [above, count)). Four
+/// [N_max] arrays per env; `left` is also the refresh's partner bit words.
+struct NearSplit {
+  std::uint32_t* left;
+  std::uint32_t* right;
+  std::int32_t* below;
+  std::int32_t* above;
+  /// The split of the env whose arrays start at `base` (null: none).
+  KOKKOS_INLINE_FUNCTION static NearSplit at(std::int32_t* base, int n_max) {
+    if (base == nullptr) return {nullptr, nullptr, nullptr, nullptr};
+    return {reinterpret_cast<std::uint32_t*>(base), reinterpret_cast<std::uint32_t*>(base + n_max), base + 2 * n_max,
+            base + 3 * n_max};
+  }
+};
+
+/// The near offsets of a host env's split: those a straight chain at the rest
+/// length reaches within the cache radius (what nearly every bead lists), at
+/// most 32. Any width gives the same sums; this one makes far entries rare.
+KOKKOS_INLINE_FUNCTION int near_width(const Env& env, const Distances& d) {
+  const float reach = d.cache_radius / env.rest_length;
+  return reach > 0.0f && reach < 64.0f ? kmath::max(kmath::min(static_cast<int>(reach) + 1 - env.band, 32), 0) : 0;
+}
+
+/// A host loop function whose every call is inlined into it, so that the bead
+/// loop it runs sees the whole body (GCC only inlines large lambdas when told).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define TRACKGEN_FLATTEN KOKKOS_INLINE_FUNCTION __attribute__((flatten))
+#else
+#define TRACKGEN_FLATTEN KOKKOS_INLINE_FUNCTION
+#endif
+
+/// Index of the lowest set bit of a nonzero word (std::countr_zero, callable
+/// wherever the loop shapes compile).
+KOKKOS_INLINE_FUNCTION int lowest_bit(std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __ffs(static_cast<int>(b)) - 1;
+#else
+  return __builtin_ctz(b);
+#endif
+}
+
+/// Loop shapes of a host space: a team is one thread, and every bead loop runs
+/// in index order over contiguous arrays so that the compiler vectorizes it
+/// across beads (passes need no barrier).
+///  - Refresh: partner-major over words of 32 partners, a vector pass per
+///    partner marks the beads within the radius in a bit word per bead, then
+///    each bead appends its marked partners in index order (the same lists,
+///    and overflows, as the per-bead scan).
+///    Each list is then split (NearSplit) into far entries below, near
+///    offsets, and far entries above.
+///  - Separation: a bead's sum still adds its candidates in ascending index
+///    order: a per-bead pass over the far entries below, then one vector pass
+///    per near offset (the nearest last below the bead, first above it), each
+///    lane adding its bead's push or, off the list or beyond the target, +0
+///    (add_push), then a per-bead pass over the far entries above.
+struct HostLoops {
+  template <class F>
+  TRACKGEN_FLATTEN void beads(int begin, int end, const F& f) const {
+    TRACKGEN_IVDEP
+    for (int i = begin; i < end; ++i) f(i);
+  }
+
+  KOKKOS_INLINE_FUNCTION void barrier() const {}
+
+  /// f(i, previous, next) over the closed chain of n beads; the interior runs
+  /// with contiguous neighbours.
+  template <class F>
+  TRACKGEN_FLATTEN void chain(int n, const F& f) const {
+    if (n < 3) {
+      for (int i = 0; i < n; ++i) f(i, i > 0 ? i - 1 : n - 1, i + 1 < n ? i + 1 : 0);
+      return;
+    }
+    f(0, n - 1, 1);
+    TRACKGEN_IVDEP
+    for (int i = 1; i < n - 1; ++i) f(i, i - 1, i + 1);
+    f(n - 1, n - 2, 0);
+  }
+
+  /// Refreshes every bead's list, as refresh_candidates does, and splits it.
+  TRACKGEN_FLATTEN void refresh(const Chain& x, const Env& env, const Distances& d, const Cache& c,
+                                const NearSplit& h, bool first) const {
+    const int n = env.count;
+    const float r2 = d.cache_radius * d.cache_radius;
+    for (int i = 0; i < n; ++i) {
+      c.count[i] = 0;
+      if (first) c.overflow[i] = 0;
+    }
+    for (int w0 = 0; w0 < n; w0 += 32) {
+      for (int i = 0; i < n; ++i) h.left[i] = 0u;
+      for (int j = w0; j < kmath::min(w0 + 32, n); ++j) {  // bead i is outside j's band iff j is outside i's
+        const OutsideBand r(j, n, env.band);
+        const float xj = x.x[j], yj = x.y[j];
+        const std::uint32_t bit = 1u << (j - w0);
+        auto mark = [&](const int lo, const int hi) {
+          TRACKGEN_IVDEP
+          for (int i = lo; i <= hi; ++i) {
+            const float dx = x.x[i] - xj, dy = x.y[i] - yj;
+            h.left[i] |= dx * dx + dy * dy < r2 ? bit : 0u;
+          }
+        };
+        mark(r.lo1, r.hi1);
+        mark(r.lo2, r.hi2);
+      }
+      for (int i = 0; i < n; ++i) {
+        for (std::uint32_t b = h.left[i]; b != 0u; b &= b - 1u) {
+          if (c.count[i] == c.slots) {
+            c.overflow[i] = 1;
+            break;
+          }
+          c.idx[i + c.count[i] * c.stride] = w0 + lowest_bit(b);
+          ++c.count[i];
+        }
+      }
+    }
+    const int lo = env.band + 1, hi = env.band + near_width(env, d);  // near offsets [lo, hi]
+    for (int i = 0; i < n; ++i) {
+      const int m = c.count[i];
+      int k = 0;
+      std::uint32_t left = 0u, right = 0u;
+      while (k < m && c.idx[i + k * c.stride] < i - hi) ++k;
+      h.below[i] = k;
+      for (; k < m && c.idx[i + k * c.stride] < i; ++k) left |= 1u << (i - c.idx[i + k * c.stride] - lo);
+      for (; k < m && c.idx[i + k * c.stride] <= i + hi; ++k) right |= 1u << (c.idx[i + k * c.stride] - i - lo);
+      h.above[i] = k;
+      h.left[i] = left;
+      h.right[i] = right;
+    }
+  }
+
+  TRACKGEN_FLATTEN void cached_separation(const Chain& x, const Env& env, const Distances& d, const Cache& c,
+                                          const NearSplit& h, const SepSums& sum) const {
+    const int n = env.count;
+    const int lo = env.band + 1, hi = env.band + near_width(env, d);
+    for (int i = 0; i < n; ++i) {  // far candidates below
+      float sx = 0.0f, sy = 0.0f, sn = 0.0f;
+      const Vec2f xi = x.get(i);
+      for (int k = 0; k < h.below[i]; ++k) add_push(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d, true);
+      sum.set(i, sx, sy, sn);
+    }
+    for (int o = hi; o >= lo; --o) {  // near below, j = i - o, farthest first
+      TRACKGEN_IVDEP
+      for (int i = o; i < n; ++i) {
+        add_push(sum.x[i], sum.y[i], sum.n[i], x.get(i), x.get(i - o), d, ((h.left[i] >> (o - lo)) & 1u) != 0u);
+      }
+    }
+    for (int o = lo; o <= hi; ++o) {  // near above, j = i + o, nearest first
+      TRACKGEN_IVDEP
+      for (int i = 0; i < n - o; ++i) {
+        add_push(sum.x[i], sum.y[i], sum.n[i], x.get(i), x.get(i + o), d, ((h.right[i] >> (o - lo)) & 1u) != 0u);
+      }
+    }
+    for (int i = 0; i < n; ++i) {  // far candidates above
+      const int m = c.count[i];
+      if (h.above[i] == m) continue;
+      float sx = sum.x[i], sy = sum.y[i], sn = sum.n[i];
+      const Vec2f xi = x.get(i);
+      for (int k = h.above[i]; k < m; ++k) add_push(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d, true);
+      sum.set(i, sx, sy, sn);
+    }
+  }
+
+  TRACKGEN_FLATTEN void dense_separation(const Chain& x, const Env& env, const Distances& d,
+                                         const SepSums& s) const {
+    const int n = env.count;
+    for (int i = 0; i < n; ++i) s.set(i, 0.0f, 0.0f, 0.0f);
+    for (int j = 0; j < n; ++j) {  // bead i is outside j's band iff j is outside i's
+      const OutsideBand r(j, n, env.band);
+      const Vec2f xj = x.get(j);
+      TRACKGEN_IVDEP
+      for (int i = r.lo1; i <= r.hi1; ++i) add_push(s.x[i], s.y[i], s.n[i], x.get(i), xj, d, true);
+      TRACKGEN_IVDEP
+      for (int i = r.lo2; i <= r.hi2; ++i) add_push(s.x[i], s.y[i], s.n[i], x.get(i), xj, d, true);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION int count_flags(int n, const std::int32_t* flags) const {
+    int sum = 0;
+    for (int i = 0; i < n; ++i) sum += flags[i];
+    return sum;
+  }
+};
+
+/// Loop shapes of a device: a team is a thread block, one bead per thread, a
+/// team barrier after each pass; each thread sums its bead's candidates in
+/// ascending order.
+template <class Member>
+struct TeamLoops {
+  const Member& team;
+
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void beads(int begin, int end, const F& f) const {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), f);
+  }
+
+  KOKKOS_INLINE_FUNCTION void barrier() const { team.team_barrier(); }
+
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void chain(int n, const F& f) const {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
+                         [&](const int i) { f(i, i > 0 ? i - 1 : n - 1, i + 1 < n ? i + 1 : 0); });
+  }
+
+  KOKKOS_INLINE_FUNCTION void refresh(const Chain& x, const Env& env, const Distances& d, const Cache& c,
+                                      const NearSplit&, bool first) const {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, env.count),
+                         [&](const int i) { refresh_candidates(x, env, d, c, i, first); });
+  }
+
+  KOKKOS_INLINE_FUNCTION void cached_separation(const Chain& x, const Env& env, const Distances& d, const Cache& c,
+                                                const NearSplit&, const SepSums& s) const {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, env.count), [&](const int i) {
+      float sx = 0.0f, sy = 0.0f, sn = 0.0f;
+      const Vec2f xi = x.get(i);
+      const int m = c.count[i];
+      for (int k = 0; k < m; ++k) add_push(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d, true);
+      s.set(i, sx, sy, sn);
+    });
+  }
+
+  KOKKOS_INLINE_FUNCTION void dense_separation(const Chain& x, const Env& env, const Distances& d,
+                                               const SepSums& s) const {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, env.count), [&](const int i) {
+      float sx = 0.0f, sy = 0.0f, sn = 0.0f;
+      const OutsideBand r(i, env.count, env.band);
+      const Vec2f xi = x.get(i);
+      for (int j = r.lo1; j <= r.hi1; ++j) add_push(sx, sy, sn, xi, x.get(j), d, true);
+      for (int j = r.lo2; j <= r.hi2; ++j) add_push(sx, sy, sn, xi, x.get(j), d, true);
+      s.set(i, sx, sy, sn);
+    });
+  }
+
+  KOKKOS_INLINE_FUNCTION int count_flags(int n, const std::int32_t* flags) const {
+    int sum = 0;
+    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, n), [&](const int i, int& acc) { acc += flags[i]; }, sum);
+    return sum;
+  }
+};
+
+}  // namespace trackgen::detail::relaxation

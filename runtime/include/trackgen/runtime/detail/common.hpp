@@ -1,0 +1,66 @@
+// Shared plumbing of the runtime utilities (internal): View allocation and
+// cloning, argument checks with the messages every utility uses, and the
+// samplers' capacity rule.
+#pragma once
+
+#include <trackgen/core/errors.hpp>
+#include <trackgen/core/track.hpp>
+#include <trackgen/runtime/inputs.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace trackgen::detail {
+
+/// A zero-initialized View of `n` T labelled "TrackGen::runtime::<name>",
+/// allocated and initialized on `space`.
+template <class T, class Space>
+DView<T, Space> runtime_view(const Space& space, const char* name, std::size_t n) {
+  return DView<T, Space>(Kokkos::view_alloc(space, label("runtime", name)), n);
+}
+
+/// An independent copy of `v` (same label and extent).
+template <class V>
+V clone_view(const V& v) {
+  V c(Kokkos::view_alloc(Kokkos::WithoutInitializing, v.label()), v.extent(0));
+  Kokkos::deep_copy(c, v);
+  return c;
+}
+
+/// check_extent for an optional [E] int32 mask (an unallocated mask selects every env).
+template <class V>
+void check_mask(const std::string& api, const V& mask, std::size_t num_envs) {
+  if (mask.data() != nullptr) check_extent(api, "mask", mask, num_envs, "E");
+}
+
+/// Throws ConfigError "<api>: <name> must be <rule>, got <value>" unless `ok`.
+inline void require(bool ok, const std::string& api, const char* name, const char* rule, const std::string& value) {
+  if (!ok) throw ConfigError(api + ": " + name + " must be " + rule + ", got " + value);
+}
+
+/// The Track's points per env, checked: ConfigError unless it is allocated.
+template <class M>
+int track_stride(const std::string& api, const Track<M>& track) {
+  if (track.num_envs() < 1 || track.outer.data() == nullptr) {
+    throw ConfigError(api + ": track must be an allocated Track (num_envs >= 1), got an empty one");
+  }
+  return track.n_max();
+}
+
+}  // namespace trackgen::detail
+
+namespace trackgen::detail {
+
+/// The capacity rule of the samplers: max(3, ceil(1.25 * n_max * point_spacing /
+/// spacing)), the slots a polyline of n_max points point_spacing apart needs at
+/// `spacing`, with headroom. ConfigError (naming `api`) if it exceeds int range.
+int sampler_capacity(const std::string& api, int n_max, double point_spacing, double spacing);
+
+/// The largest perimeter[e] / count[e] over the envs with valid[e] != 0 and
+/// count[e] >= 3 (host arrays of `num_envs`); ConfigError naming `api` if
+/// there is none.
+double largest_point_spacing(const std::string& api, const float* perimeter, const int* count, const int* valid,
+                             int num_envs);
+
+}  // namespace trackgen::detail

@@ -1,0 +1,134 @@
+// CollisionChecker (see collision.hpp); the backends are in collision_segments.cpp and sdf.cpp.
+#include <trackgen/runtime/detail/collision_kernels.hpp>
+#include <trackgen/runtime/detail/common.hpp>
+
+#include <cmath>
+
+namespace trackgen {
+namespace {
+
+/// Validates the constructor's arguments (before any allocation).
+template <class M>
+int checked_boxes(const Track<M>& track, int max_boxes, CollisionMethod method, const GridOptions& grid) {
+  const std::string api = "trackgen::CollisionChecker";
+  detail::track_stride(api, track);
+  detail::require(max_boxes >= 1, api, "max_boxes", ">= 1", std::to_string(max_boxes));
+  detail::require(method == CollisionMethod::segments || method == CollisionMethod::sdf, api, "method",
+                  "CollisionMethod::segments or CollisionMethod::sdf", std::to_string(static_cast<int>(method)));
+  if (method == CollisionMethod::sdf) grid.validate(api);
+  return max_boxes;
+}
+
+}  // namespace
+
+const char* to_string(CollisionMethod m) {
+  switch (m) {
+    case CollisionMethod::segments: return "segments";
+    case CollisionMethod::sdf: return "sdf";
+  }
+  return "?";
+}
+
+template <class Space>
+BoxContact<Space> BoxContact<Space>::clone() const {
+  return {detail::clone_view(oob), detail::clone_view(distance), detail::clone_view(nearest),
+          detail::clone_view(normal), detail::clone_view(boundary)};
+}
+
+template <class Space>
+SignedDistanceField<Space> SignedDistanceField<Space>::clone() const {
+  return {detail::clone_view(phi), detail::clone_view(boundary), detail::clone_view(lo), detail::clone_view(hi),
+          resolution};
+}
+
+template <class Space>
+CollisionChecker<Space>::CollisionChecker(Space space, const track_type& track, int max_boxes,
+                                          CollisionMethod method, const GridOptions& grid)
+    : ctx_(std::move(space)),
+      track_(track),
+      max_boxes_(checked_boxes(track, max_boxes, method, grid)),
+      method_(method),
+      grid_(grid),
+      inputs_("trackgen::CollisionChecker", static_cast<std::size_t>(track.num_envs()) * max_boxes, "bind_inputs", "query") {
+  const auto& s = ctx_.space();
+  const std::size_t E = static_cast<std::size_t>(track.num_envs()), n = E * max_boxes_;
+  contacts_.oob = detail::runtime_view<std::int32_t>(s, "contact_oob", n);
+  contacts_.distance = detail::runtime_view<float>(s, "contact_distance", n);
+  contacts_.nearest = detail::runtime_view<Vec2f>(s, "contact_nearest", n);
+  contacts_.normal = detail::runtime_view<Vec2f>(s, "contact_normal", n);
+  contacts_.boundary = detail::runtime_view<std::int32_t>(s, "contact_boundary", n);
+  Kokkos::deep_copy(s, contacts_.boundary, -1);
+  if (method_ == CollisionMethod::sdf) {
+    const std::size_t R = static_cast<std::size_t>(grid_.resolution);
+    sdf_.resolution = grid_.resolution;
+    sdf_.phi = detail::runtime_view<float>(s, "sdf_phi", E * R * R);
+    sdf_.boundary = detail::runtime_view<std::int8_t>(s, "sdf_boundary", E * R * R);
+    sdf_.lo = detail::runtime_view<Vec2f>(s, "sdf_lo", E);
+    sdf_.hi = detail::runtime_view<Vec2f>(s, "sdf_hi", E);
+    chunks_ = detail::runtime_view<Vec2f>(s, "sdf_chunks", E * 4 * detail::chunk_boxes(track.n_max()));
+    bake();
+  }
+  s.fence();
+}
+
+template <class Space>
+void CollisionChecker<Space>::bind_inputs(const Vec3View& position, const QuatView& orientation,
+                                          const Vec2View& half_extents) {
+  inputs_.bind({position, orientation, half_extents});
+}
+
+template <class Space>
+const BoxContact<Space>& CollisionChecker<Space>::query() {
+  return query(ctx_);
+}
+
+template <class Space>
+const BoxContact<Space>& CollisionChecker<Space>::query(const LaunchContext<Space>& ctx) {
+  return launch_query(ctx, inputs_.bound(ctx));
+}
+
+template <class Space>
+const BoxContact<Space>& CollisionChecker<Space>::query(const Vec3View& position, const QuatView& orientation,
+                                                        const Vec2View& half_extents) {
+  return query(ctx_, position, orientation, half_extents);
+}
+
+template <class Space>
+const BoxContact<Space>& CollisionChecker<Space>::query(const LaunchContext<Space>& ctx, const Vec3View& position,
+                                                        const QuatView& orientation, const Vec2View& half_extents) {
+  return launch_query(ctx, inputs_.per_call({position, orientation, half_extents}));
+}
+
+template <class Space>
+const BoxContact<Space>& CollisionChecker<Space>::launch_query(const LaunchContext<Space>& ctx,
+                                                               const BoxInputs<Space>& in) {
+  if (method_ == CollisionMethod::segments) {
+    detail::query_segments(ctx, track_, in.position, in.orientation, in.half_extents, contacts_, max_boxes_);
+  } else {
+    detail::query_sdf(ctx, sdf_, in.position, in.orientation, in.half_extents, contacts_, max_boxes_);
+  }
+  return contacts_;
+}
+
+template <class Space>
+void CollisionChecker<Space>::bake() {
+  bake(ctx_);
+}
+
+template <class Space>
+void CollisionChecker<Space>::bake(const LaunchContext<Space>& ctx, const IntView& mask) {
+  const std::string api = "trackgen::CollisionChecker::bake";
+  if (method_ != CollisionMethod::sdf) {
+    throw ConfigError(api + ": the checker uses CollisionMethod::segments, which has nothing to bake");
+  }
+  detail::check_mask(api, mask, static_cast<std::size_t>(track_.num_envs()));
+  detail::bake_sdf(ctx, track_, grid_.padding.value_or(-1.0f), sdf_, chunks_, mask);
+}
+
+#define TRACKGEN_INSTANTIATE_COLLISION(S)                                                                     \
+  template struct BoxContact<S>;                                                                              \
+  template struct SignedDistanceField<S>;                                                                     \
+  template class CollisionChecker<S>;
+TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_COLLISION)
+
+}  // namespace trackgen

@@ -1,0 +1,301 @@
+// Course (see course.hpp).
+#include <trackgen/exec/ops.hpp>
+#include <trackgen/runtime/course.hpp>
+#include <trackgen/runtime/detail/common.hpp>
+
+namespace trackgen {
+namespace {
+
+const std::string course_api = "trackgen::Course";
+
+/// The Course's own seeds, after validating `config` (nothing is allocated
+/// when it throws).
+template <class Space>
+SeedState<Space> owned_seeds(const Space& space, const CourseConfig& config) {
+  config.validate(available_generators<Space>());
+  return SeedState<Space>(space, config.gen.num_envs, config.seed, config.seed_expansion);
+}
+
+/// The caller's seed View bound, after validating `config` and its extent.
+template <class Space>
+SeedState<Space> bound_seeds(const Space& space, const CourseConfig& config, const DView<std::int32_t, Space>& seeds) {
+  config.validate(available_generators<Space>());
+  check_extent(course_api, "seeds", seeds, static_cast<std::size_t>(config.gen.num_envs), "gen.num_envs");
+  return SeedState<Space>(space, seeds, /*copy=*/false);
+}
+
+/// The checkpoint capacity: max_checkpoints, or room for the longest track the
+/// generator can produce (N_max points at its spacing).
+int checkpoint_capacity(const CourseConfig& c) {
+  if (c.max_checkpoints) return *c.max_checkpoints;
+  return detail::sampler_capacity(course_api, c.gen.N_max, c.gen.resolved_spacing(), *c.checkpoint_spacing);
+}
+
+/// The capture class of a stage running `generator`'s whole program.
+template <class Space>
+CaptureClass generation_capture(const TrackGenerator<Space>& generator) {
+  CaptureClass c = CaptureClass::STATIC;
+  for (std::size_t i = 0; i < generator.program().size(); ++i) {
+    const CaptureClass s = generator.program().stage(i).capture;
+    if (s == CaptureClass::HOST) return s;
+    if (s == CaptureClass::BOUNDED) c = s;
+  }
+  return c;
+}
+
+template <class V>
+bool same(const V& a, const V& b) {
+  return a.data() == b.data();
+}
+
+}  // namespace
+
+template <class Space>
+StepResult<Space> StepResult<Space>::clone() const {
+  StepResult c;
+  c.events = events.clone();
+  if (has_contacts()) c.contacts = contacts.clone();
+  if (has_frame()) c.frame = frame.clone();
+  return c;
+}
+
+template <class Space>
+Course<Space>::Course(Space space, const CourseConfig& config) : Course(space, config, owned_seeds(space, config)) {}
+
+template <class Space>
+Course<Space>::Course(Space space, const CourseConfig& config, const IntView& seeds)
+    : Course(space, config, bound_seeds(space, config, seeds)) {}
+
+template <class Space>
+Course<Space>::Course(Space space, const CourseConfig& config, SeedState<Space> seeds)
+    : config_(config),
+      ctx_(space),
+      generator_(space, config_.gen, std::move(seeds)),
+      checkpoints_(space, generator_.track(), *config_.checkpoint_spacing, checkpoint_capacity(config_)),
+      progress_(space, checkpoints_.checkpoints()),
+      any_flag_(detail::runtime_view<std::int32_t>(space, "course_mask_any", 1)),
+      reseed_(detail::runtime_view<std::int32_t>(space, "course_reseed", static_cast<std::size_t>(num_envs()))),
+      generation_runner_("Course:" + config_.gen.generator),
+      step_runner_("Course:" + config_.gen.generator + ":step") {
+  build_helpers();
+  result_.events = progress_.events();
+  if (collision_) result_.contacts = collision_->contacts();
+  if (localizer_) result_.frame = localizer_->frame();
+  refresh_program_ = make_refresh_program();
+  generation_runner_.prepare(refresh_program_, ctx_);
+}
+
+template <class Space>
+void Course<Space>::build_helpers() {
+  const auto& space = ctx_.space();
+  const auto& track = generator_.track();
+  if (config_.collision) {
+    collision_.emplace(space, track, config_.max_boxes, *config_.collision,
+                       GridOptions{config_.sdf_resolution.value_or(128), config_.sdf_padding});
+  }
+  if (config_.localize) {
+    std::optional<float> relock;
+    if (config_.localize_window) relock = 2.0f * config_.gen.half_width;
+    localizer_.emplace(space, track, config_.localize_window, relock);
+  }
+  if (config_.heightfield_resolution) {
+    heightfield_.emplace(space, track, GridOptions{*config_.heightfield_resolution, config_.heightfield_padding});
+  }
+  if (config_.speed_limits) {
+    curvature_ = detail::runtime_view<float>(space, "course_curvature", track.arclen.extent(0));
+    speed_ = detail::runtime_view<float>(space, "course_speed", track.arclen.extent(0));
+  }
+}
+
+template <class Space>
+void Course<Space>::enqueue_refresh(const LaunchContext<Space>& ctx, const IntView& mask) {
+  const auto& track = generator_.track();
+  checkpoints_.sample(ctx, mask);
+  if (collision_ && collision_->method() == CollisionMethod::sdf) collision_->bake(ctx, mask);
+  if (heightfield_) heightfield_->bake(ctx, mask);
+  if (config_.speed_limits) {
+    compute_curvature(ctx, track, curvature_, config_.curvature_window.value_or(2), mask);
+    compute_speed_profile(ctx, track, *config_.speed_limits, curvature_, speed_, mask);
+  }
+  progress_.reset(ctx, mask);
+  if (localizer_) localizer_->reset(ctx, mask);
+}
+
+template <class Space>
+Program<Space> Course<Space>::make_refresh_program() {
+  Program<Space> p("Course:" + config_.gen.generator + ":refresh");
+  Stage<Space> refresh;
+  refresh.id = "refresh";
+  refresh.writes = {buffer("checkpoint_position", checkpoints_.checkpoints().position),
+                    buffer("progress_next", progress_.next_checkpoint_state())};
+  refresh.enqueue = [this](const LaunchContext<Space>& ctx) { enqueue_refresh(ctx, IntView()); };
+  p.add(std::move(refresh));
+  return p;
+}
+
+template <class Space>
+Program<Space> Course<Space>::make_regenerate_program(const IntView& mask, bool advance) {
+  Program<Space> p("Course:" + config_.gen.generator + ":regenerate");
+  Stage<Space> gen;
+  gen.id = "regenerate:" + config_.gen.generator;
+  gen.capture = generation_capture(generator_);
+  gen.reads = {buffer("mask", mask)};
+  gen.writes = {buffer("center", generator_.track().center), buffer("valid", generator_.track().valid)};
+  gen.enqueue = [this, mask, advance](const LaunchContext<Space>& ctx) { generator_.generate(ctx, mask, advance); };
+  p.add(std::move(gen));
+  Stage<Space> refresh;
+  refresh.id = "refresh";
+  refresh.reads = {buffer("mask", mask)};
+  refresh.writes = {buffer("mask_any", any_flag_), buffer("checkpoint_position", checkpoints_.checkpoints().position),
+                    buffer("progress_next", progress_.next_checkpoint_state())};
+  refresh.enqueue = [this, mask](const LaunchContext<Space>& ctx) {
+    ops::any_set(ctx, mask, any_flag_);
+    ctx.skip_unless(any_flag_, [&](const LaunchContext<Space>& c) { enqueue_refresh(c, mask); });
+  };
+  p.add(std::move(refresh));
+  return p;
+}
+
+template <class Space>
+Program<Space> Course<Space>::make_step_program() {
+  Program<Space> p("Course:" + config_.gen.generator + ":step");
+  const Vec3View box_position = config_.max_boxes > 1 ? box_position_ : position_;
+  Stage<Space> progress;
+  progress.id = "progress";
+  progress.reads = {buffer("position", position_)};
+  progress.writes = {buffer("passed", result_.events.passed), buffer("laps", result_.events.laps)};
+  progress.enqueue = [this](const LaunchContext<Space>& ctx) { progress_.update(ctx, position_); };
+  p.add(std::move(progress));
+  if (collision_) {
+    Stage<Space> collision;
+    collision.id = "collision";
+    collision.reads = {buffer("box_position", box_position), buffer("orientation", orientation_)};
+    collision.writes = {buffer("oob", result_.contacts.oob), buffer("distance", result_.contacts.distance)};
+    collision.enqueue = [this, box_position](const LaunchContext<Space>& ctx) {
+      collision_->query(ctx, box_position, orientation_, half_extents_);
+    };
+    p.add(std::move(collision));
+  }
+  if (localizer_) {
+    Stage<Space> localize;
+    localize.id = "localize";
+    localize.reads = {buffer("position", position_)};
+    localize.writes = {buffer("s", result_.frame.s), buffer("segment", result_.frame.segment)};
+    localize.enqueue = [this](const LaunchContext<Space>& ctx) { localizer_->query(ctx, position_); };
+    p.add(std::move(localize));
+  }
+  return p;
+}
+
+template <class Space>
+void Course<Space>::bind(const Vec3View& position, const QuatView& orientation, const Vec2View& half_extents,
+                         const Vec3View& box_position) {
+  const std::string api = course_api + "::bind";
+  const std::size_t E = static_cast<std::size_t>(num_envs()), boxes = E * config_.max_boxes;
+  check_extent(api, "position", position, E, "E");
+  if (collision_) {
+    check_extent(api, "orientation", orientation, boxes, "E*max_boxes");
+    check_extent(api, "half_extents", half_extents, boxes, "E*max_boxes");
+    if (config_.max_boxes > 1) check_extent(api, "box_position", box_position, boxes, "E*max_boxes");
+  }
+  const auto superfluous = [&](bool given, const char* name, const char* why) {
+    if (given) throw ConfigError(api + ": " + name + " was given, but " + why);
+  };
+  superfluous(orientation.data() != nullptr && !collision_, "orientation", "the Course has no collision backend");
+  superfluous(half_extents.data() != nullptr && !collision_, "half_extents", "the Course has no collision backend");
+  superfluous(box_position.data() != nullptr && config_.max_boxes == 1, "box_position",
+              "max_boxes = 1 (the agent position is the box position)");
+  const bool changed = !bound_ || !same(position, position_) || !same(orientation, orientation_) ||
+                       !same(half_extents, half_extents_) || !same(box_position, box_position_);
+  if (!changed) return;
+  if (step_recorded_) {
+    logging::warn(api + ": inputs rebound after a caller's capture recorded step(ctx); that graph keeps reading the "
+                        "previous Views. Record it again.");
+  }
+  position_ = position;
+  orientation_ = orientation;
+  half_extents_ = half_extents;
+  box_position_ = box_position;
+  bound_ = true;
+  step_recorded_ = false;
+  step_runner_.reset_graphs();
+  step_program_ = make_step_program();
+}
+
+template <class Space>
+const typename Course<Space>::track_type& Course<Space>::generate() {
+  return generate(ctx_);
+}
+
+template <class Space>
+const typename Course<Space>::track_type& Course<Space>::generate(const LaunchContext<Space>& ctx) {
+  generator_.generate(ctx);
+  generation_runner_.run(refresh_program_, ctx, {policy_, std::nullopt, false});
+  return generator_.track();
+}
+
+template <class Space>
+const typename Course<Space>::track_type& Course<Space>::generate(std::int32_t k) {
+  if (generator_.seeds().bound()) {
+    throw ConfigError(course_api + "::generate(k): the Course reads a caller's seed View; write that View instead");
+  }
+  detail::expand_seeds(ctx_.space(), reseed_, k, config_.seed_expansion);
+  generator_.seeds().set(ctx_, reseed_);
+  return generate();
+}
+
+template <class Space>
+const StepResult<Space>& Course<Space>::step() {
+  return step(ctx_);
+}
+
+template <class Space>
+const StepResult<Space>& Course<Space>::step(const LaunchContext<Space>& ctx) {
+  if (!bound_) throw ConfigError(course_api + "::step: no agents bound; call bind(position, ...) first");
+  step_runner_.run(step_program_, ctx, {policy_, std::nullopt, false});
+  if (ctx.capturing()) step_recorded_ = true;
+  return result_;
+}
+
+template <class Space>
+void Course<Space>::reset(const IntView& mask) {
+  reset(ctx_, mask);
+}
+
+template <class Space>
+void Course<Space>::reset(const LaunchContext<Space>& ctx, const IntView& mask) {
+  check_extent(course_api + "::reset", "mask", mask, static_cast<std::size_t>(num_envs()), "E");
+  progress_.reset(ctx, mask);
+  if (localizer_) localizer_->reset(ctx, mask);
+}
+
+template <class Space>
+const typename Course<Space>::track_type& Course<Space>::regenerate(const IntView& mask, bool advance) {
+  return regenerate(ctx_, mask, advance);
+}
+
+template <class Space>
+const typename Course<Space>::track_type& Course<Space>::regenerate(const LaunchContext<Space>& ctx,
+                                                                   const IntView& mask, bool advance) {
+  check_extent(course_api + "::regenerate", "mask", mask, static_cast<std::size_t>(num_envs()), "E");
+  const GraphKey key{reinterpret_cast<std::uintptr_t>(mask.data()), advance ? 1u : 0u};
+  // The program of a key is built once (the runner's graph of that key reads
+  // the same mask View); past max_keyed_graphs keys a call builds its own.
+  auto it = regenerate_programs_.find(key);
+  if (it == regenerate_programs_.end() && regenerate_programs_.size() < GraphRunner<Space>::max_keyed_graphs) {
+    it = regenerate_programs_.emplace(key, make_regenerate_program(mask, advance)).first;
+  }
+  if (it != regenerate_programs_.end()) {
+    generation_runner_.run(it->second, ctx, {policy_, key, false});
+  } else {
+    generation_runner_.run(make_regenerate_program(mask, advance), ctx, {policy_, key, false});
+  }
+  return generator_.track();
+}
+
+#define TRACKGEN_INSTANTIATE_COURSE(S) \
+  template struct StepResult<S>;       \
+  template class Course<S>;
+TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_COURSE)
+
+}  // namespace trackgen

@@ -1,0 +1,71 @@
+// Support of the gate tests: batches on a space, host views of a GateSequence.
+#pragma once
+
+#include "support.hpp"
+
+#include <trackgen/core/quat.hpp>
+#include <trackgen/pipeline/gate_generator.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace trackgen::test {
+
+using HostGates = GateSequence<Kokkos::HostSpace>;
+
+/// The default gate config of the bands: `generator`, E envs, gate_width 0.1.
+inline GateGenConfig gate_config(const std::string& generator, int envs, float width = 0.1f) {
+  GateGenConfig c;
+  c.generator = generator;
+  c.num_envs = envs;
+  c.gate_width = width;
+  return c;
+}
+
+/// One batch of `c` on Space with seeds k + arange(E), copied to the host.
+template <class Space>
+HostGates gate_batch(const GateGenConfig& c, std::int32_t k = 0) {
+  GateGenerator<Space> g(c, SeedState<Space>(c.num_envs, k));
+  return g.generate().to_host();
+}
+
+/// Bitwise equality of two host Views.
+template <class V>
+bool same_bits(const V& a, const V& b) {
+  return a.extent(0) == b.extent(0) &&
+         std::memcmp(a.data(), b.data(), a.extent(0) * sizeof(typename V::value_type)) == 0;
+}
+
+/// Bitwise equality of every field of two host sequences.
+inline bool same_bits(const HostGates& a, const HostGates& b) {
+  return same_bits(a.position, b.position) && same_bits(a.tangent, b.tangent) && same_bits(a.forward, b.forward) &&
+         same_bits(a.orientation, b.orientation) && same_bits(a.half_size, b.half_size) && same_bits(a.left, b.left) &&
+         same_bits(a.right, b.right) && same_bits(a.valid, b.valid) && same_bits(a.count, b.count);
+}
+
+/// Whether env e of two host sequences is bitwise equal.
+inline bool same_env(const HostGates& a, const HostGates& b, int e) {
+  const std::size_t G = a.max_gates(), o = e * G;
+  const auto eq = [&](const auto& x, const auto& y) {
+    return std::memcmp(x.data() + o, y.data() + o, G * sizeof(typename std::decay_t<decltype(x)>::value_type)) == 0;
+  };
+  return eq(a.position, b.position) && eq(a.tangent, b.tangent) && eq(a.forward, b.forward) &&
+         eq(a.orientation, b.orientation) && eq(a.half_size, b.half_size) && eq(a.left, b.left) &&
+         eq(a.right, b.right) && a.valid(e) == b.valid(e) && a.count(e) == b.count(e);
+}
+
+/// Smallest plan-view distance between two real gate centres of env e.
+inline double min_centre_distance(const HostGates& g, int e) {
+  const int G = g.max_gates(), n = g.count(e);
+  double best = 1e30;
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) {
+      const Vec3f a = g.position(e * G + i), b = g.position(e * G + j);
+      best = std::min(best, std::hypot(double(a.x) - b.x, double(a.y) - b.y));
+    }
+  }
+  return best;
+}
+
+}  // namespace trackgen::test
