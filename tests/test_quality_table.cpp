@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -29,9 +30,13 @@ using namespace trackgen::test::generators;  // Batch, Harness, seed_range, make
 
 /// The relaxation settings the original system's quality table was measured
 /// with: the shipped docs/quality-table.json (the file users pass to trackgen
-/// metrics).
+/// metrics), under $TRACKGEN_SOURCE_DIR when that is set (the test executable
+/// run away from its source tree, e.g. packed for a GPU machine by
+/// cmake/gpu-pack.sh), else in the source tree the tests were built from.
 trackgen::TrackGenConfig table_config(const char* generator) {
-  auto c = trackgen::load_config(TRACKGEN_SOURCE_DIR "/docs/quality-table.json");
+  const char* root = std::getenv("TRACKGEN_SOURCE_DIR");
+  auto c = trackgen::load_config(std::string(root != nullptr && *root != '\0' ? root : TRACKGEN_SOURCE_DIR) +
+                                 "/docs/quality-table.json");
   c.generator = generator;
   c.num_envs = 512;
   return c;

@@ -41,8 +41,9 @@ class Track {
     space.fence();
   }
 
-  /// The same on the default instance of the default execution space.
-  Track(int num_envs, int n_max) : Track(Kokkos::DefaultExecutionSpace(), num_envs, n_max) {}
+  /// The same on the default instance of the memory space's own execution space
+  /// (e.g. the default host space for a HostSpace Track in a CUDA build).
+  Track(int num_envs, int n_max) : Track(typename MemorySpace::execution_space(), num_envs, n_max) {}
 
   /// Deep copy into freshly allocated Views of memory space `Dst` (default: the
   /// same space). The copy is independent of this Track.
