@@ -61,9 +61,10 @@ struct LineKernel {
 template <class Space>
 CourseLine<Space>::CourseLine(Space space, const sequence_type& gates, int samples_per_gate)
     : ctx_(std::move(space)), gates_(gates), spg_(samples_per_gate) {
+  const int G = detail::gate_stride("trackgen::CourseLine", gates);
   detail::require(samples_per_gate >= 2, "trackgen::CourseLine", "samples_per_gate", ">= 2",
                   std::to_string(samples_per_gate));
-  line_ = track_type(ctx_.space(), gates.num_envs(), gates.max_gates() * samples_per_gate);
+  line_ = track_type(ctx_.space(), gates.num_envs(), G * samples_per_gate);
   refresh();
   ctx_.fence();
 }

@@ -57,6 +57,11 @@ struct QueryFrames {
 }  // namespace
 
 template <class Space>
+FrameContact<Space> FrameContact<Space>::clone() const {
+  return {detail::clone_view(hit), detail::clone_view(depth)};
+}
+
+template <class Space>
 FrameChecker<Space>::FrameChecker(Space space, const sequence_type& gates, float radius, float frame_thickness,
                                   float frame_depth, int window)
     : ctx_(std::move(space)),
@@ -66,6 +71,7 @@ FrameChecker<Space>::FrameChecker(Space space, const sequence_type& gates, float
       depth_(frame_depth),
       window_(window) {
   const std::string api = "trackgen::FrameChecker";
+  detail::gate_stride(api, gates);
   detail::require(std::isfinite(radius) && radius > 0.0f, api, "radius", "finite and > 0", std::to_string(radius));
   detail::require(std::isfinite(frame_thickness) && frame_thickness > 0.0f, api, "frame_thickness", "finite and > 0",
                   std::to_string(frame_thickness));
@@ -80,14 +86,14 @@ FrameChecker<Space>::FrameChecker(Space space, const sequence_type& gates, float
 
 template <class Space>
 void FrameChecker<Space>::bind_inputs(const Vec3View& position) {
-  detail::check_extent("trackgen::FrameChecker::bind_inputs", "position", position,
+  check_extent("trackgen::FrameChecker::bind_inputs", "position", position,
                        static_cast<std::size_t>(gates_.num_envs()), "E");
   position_ = position;
 }
 
 template <class Space>
 void FrameChecker<Space>::bind_window(const IntView& next) {
-  detail::check_extent("trackgen::FrameChecker::bind_window", "next", next,
+  check_extent("trackgen::FrameChecker::bind_window", "next", next,
                        static_cast<std::size_t>(gates_.num_envs()), "E");
   next_ = next;
 }
@@ -108,7 +114,9 @@ const FrameContact<Space>& FrameChecker<Space>::query(const LaunchContext<Space>
   return contacts_;
 }
 
-#define TRACKGEN_INSTANTIATE_FRAME_CHECKER(S) template class FrameChecker<S>;
+#define TRACKGEN_INSTANTIATE_FRAME_CHECKER(S) \
+  template struct FrameContact<S>;            \
+  template class FrameChecker<S>;
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_FRAME_CHECKER)
 
 }  // namespace trackgen

@@ -22,6 +22,9 @@ template <class Space = Kokkos::DefaultExecutionSpace>
 struct FrameContact {
   DView<std::int32_t, Space> hit;  ///< 1 if the sphere touches a frame of the window
   DView<float, Space> depth;       ///< its deepest penetration (0 without a hit)
+
+  /// An independent deep copy.
+  FrameContact clone() const;
 };
 
 template <class Space = Kokkos::DefaultExecutionSpace>
@@ -51,6 +54,9 @@ class FrameChecker {
 
   /// The contacts of the last query.
   const FrameContact<Space>& contacts() const { return contacts_; }
+  /// Gates examined per env.
+  int window() const { return window_; }
+  /// The execution-space instance of the calls without a context.
   const Space& space() const { return ctx_.space(); }
 
  private:
