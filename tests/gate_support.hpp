@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace trackgen::test {
 
@@ -53,6 +54,44 @@ inline bool same_env(const HostGates& a, const HostGates& b, int e) {
   return eq(a.position, b.position) && eq(a.tangent, b.tangent) && eq(a.forward, b.forward) &&
          eq(a.orientation, b.orientation) && eq(a.half_size, b.half_size) && eq(a.left, b.left) &&
          eq(a.right, b.right) && a.valid(e) == b.valid(e) && a.count(e) == b.count(e);
+}
+
+/// One env of a hand-made gate ring: n gates on the circle of radius r at
+/// height z, counter-clockwise from (r, 0, z), each facing along the circle
+/// (roll-free frame), half size hs.
+struct RingEnv {
+  int n = 6;
+  float r = 10.0f;
+  float hs = 0.5f;
+  float z = 1.0f;
+  int valid = 1;
+};
+
+/// A GateSequence of these envs on Space (stride G, NaN padded), every field
+/// by its definition.
+template <class Space>
+GateSequence<typename Space::memory_space> ring_gates(const std::vector<RingEnv>& envs, int G) {
+  const int E = static_cast<int>(envs.size());
+  HostGates h(Kokkos::DefaultHostExecutionSpace(), E, G);
+  for (int e = 0; e < E; ++e) {
+    const RingEnv& r = envs[static_cast<std::size_t>(e)];
+    REQUIRE(r.n <= G);
+    for (int i = 0; i < r.n; ++i) {
+      const std::size_t s = static_cast<std::size_t>(e) * G + i;
+      const double a = 2.0 * geom::pi_d * i / r.n;
+      const Vec3f f{static_cast<float>(-std::sin(a)), static_cast<float>(std::cos(a)), 0.0f};
+      const Vec3f left{-f.y, f.x, 0.0f};
+      h.position(s) = Vec3f{static_cast<float>(r.r * std::cos(a)), static_cast<float>(r.r * std::sin(a)), r.z};
+      h.tangent(s) = h.forward(s) = f;
+      h.orientation(s) = geom::frame_quat(f);
+      h.half_size(s) = r.hs;
+      h.left(s) = h.position(s) + r.hs * left;
+      h.right(s) = h.position(s) - r.hs * left;
+    }
+    h.count(e) = r.n;
+    h.valid(e) = r.valid;
+  }
+  return h.clone<typename Space::memory_space>();
 }
 
 /// Smallest plan-view distance between two real gate centres of env e.

@@ -8,19 +8,26 @@ namespace {
 
 const std::string course_api = "trackgen::Course";
 
+/// Validates `config` against the generators its mode may use.
+template <class Space>
+void validate_config(const CourseConfig& config) {
+  config.validate(config.mode == CourseMode::gates ? available_gate_generators<Space>() : available_generators<Space>());
+}
+
 /// The Course's own seeds, after validating `config` (nothing is allocated
 /// when it throws).
 template <class Space>
 SeedState<Space> owned_seeds(const Space& space, const CourseConfig& config) {
-  config.validate(available_generators<Space>());
-  return SeedState<Space>(space, config.gen.num_envs, config.seed, config.seed_expansion);
+  validate_config<Space>(config);
+  return SeedState<Space>(space, config.num_envs(), config.seed, config.seed_expansion);
 }
 
 /// The caller's seed View bound, after validating `config` and its extent.
 template <class Space>
 SeedState<Space> bound_seeds(const Space& space, const CourseConfig& config, const DView<std::int32_t, Space>& seeds) {
-  config.validate(available_generators<Space>());
-  check_extent(course_api, "seeds", seeds, static_cast<std::size_t>(config.gen.num_envs), "gen.num_envs");
+  validate_config<Space>(config);
+  check_extent(course_api, "seeds", seeds, static_cast<std::size_t>(config.num_envs()),
+               config.mode == CourseMode::gates ? "gate_gen.num_envs" : "gen.num_envs");
   return SeedState<Space>(space, seeds, /*copy=*/false);
 }
 
@@ -32,8 +39,8 @@ int checkpoint_capacity(const CourseConfig& c) {
 }
 
 /// The capture class of a stage running `generator`'s whole program.
-template <class Space>
-CaptureClass generation_capture(const TrackGenerator<Space>& generator) {
+template <class Generator>
+CaptureClass generation_capture(const Generator& generator) {
   CaptureClass c = CaptureClass::STATIC;
   for (std::size_t i = 0; i < generator.program().size(); ++i) {
     const CaptureClass s = generator.program().stage(i).capture;
@@ -55,6 +62,8 @@ StepResult<Space> StepResult<Space>::clone() const {
   StepResult c;
   c.events = events.clone();
   if (has_contacts()) c.contacts = contacts.clone();
+  if (has_posts()) c.posts = posts.clone();
+  if (has_frames()) c.frames = frames.clone();
   if (has_frame()) c.frame = frame.clone();
   return c;
 }
@@ -70,25 +79,38 @@ template <class Space>
 Course<Space>::Course(Space space, const CourseConfig& config, SeedState<Space> seeds)
     : config_(config),
       ctx_(space),
-      generator_(space, config_.gen, std::move(seeds)),
-      checkpoints_(space, generator_.track(), *config_.checkpoint_spacing, checkpoint_capacity(config_)),
-      progress_(space, checkpoints_.checkpoints()),
       any_flag_(detail::runtime_view<std::int32_t>(space, "course_mask_any", 1)),
       reseed_(detail::runtime_view<std::int32_t>(space, "course_reseed", static_cast<std::size_t>(num_envs()))),
-      generation_runner_("Course:" + config_.gen.generator),
-      step_runner_("Course:" + config_.gen.generator + ":step") {
-  build_helpers();
-  result_.events = progress_.events();
+      generation_runner_("Course:" + generator_name()),
+      step_runner_("Course:" + generator_name() + ":step") {
+  if (gates_mode()) {
+    gate_generator_.emplace(space, config_.gate_gen, std::move(seeds));
+    build_gate_helpers();
+  } else {
+    generator_.emplace(space, config_.gen, std::move(seeds));
+    checkpoints_.emplace(space, generator_->track(), *config_.checkpoint_spacing, checkpoint_capacity(config_));
+    checkpoint_set_ = checkpoints_->checkpoints();
+    progress_.emplace(space, checkpoint_set_);
+    build_helpers();
+  }
+  result_.events = progress_->events();
   if (collision_) result_.contacts = collision_->contacts();
+  if (posts_) result_.posts = posts_->contacts();
+  if (frames_) result_.frames = frames_->contacts();
   if (localizer_) result_.frame = localizer_->frame();
   refresh_program_ = make_refresh_program();
   generation_runner_.prepare(refresh_program_, ctx_);
 }
 
 template <class Space>
+const std::string& Course<Space>::generator_name() const {
+  return gates_mode() ? config_.gate_gen.generator : config_.gen.generator;
+}
+
+template <class Space>
 void Course<Space>::build_helpers() {
   const auto& space = ctx_.space();
-  const auto& track = generator_.track();
+  const auto& track = generator_->track();
   if (config_.collision) {
     collision_.emplace(space, track, config_.max_boxes, *config_.collision,
                        GridOptions{config_.sdf_resolution.value_or(128), config_.sdf_padding});
@@ -108,26 +130,69 @@ void Course<Space>::build_helpers() {
 }
 
 template <class Space>
-void Course<Space>::enqueue_refresh(const LaunchContext<Space>& ctx, const IntView& mask) {
-  const auto& track = generator_.track();
-  checkpoints_.sample(ctx, mask);
-  if (collision_ && collision_->method() == CollisionMethod::sdf) collision_->bake(ctx, mask);
-  if (heightfield_) heightfield_->bake(ctx, mask);
-  if (config_.speed_limits) {
-    compute_curvature(ctx, track, curvature_, config_.curvature_window.value_or(2), mask);
-    compute_speed_profile(ctx, track, *config_.speed_limits, curvature_, speed_, mask);
+void Course<Space>::build_gate_helpers() {
+  const auto& space = ctx_.space();
+  const auto& gates = gate_generator_->gates();
+  course_line_.emplace(space, gates, config_.samples_per_gate);
+  checkpoint_set_ = CheckpointSet<Space>::from_gates(gates);
+  progress_.emplace(space, checkpoint_set_);
+  // A warm localizer relocks beyond two gate widths from the line.
+  std::optional<float> relock;
+  if (config_.localize_window) relock = 2.0f * config_.gate_gen.gate_width;
+  localizer_.emplace(space, course_line_->line(), config_.localize_window, relock);
+  if (config_.post_radius > 0.0f) {
+    post_positions_ = detail::runtime_view<Vec3f>(space, "course_posts", 2 * gates.position.extent(0));
+    gate_posts(ctx_, gates, post_positions_);  // NaN (no post) until the first generation
+    posts_.emplace(space, post_positions_, config_.post_radius, config_.max_boxes, num_envs());
   }
-  progress_.reset(ctx, mask);
+  if (config_.frame_collision) {
+    frames_.emplace(space, gates, config_.agent_radius, config_.frame_thickness, config_.frame_depth,
+                    config_.frame_window);
+    frames_->bind_window(progress_->next_checkpoint_state());
+  }
+}
+
+template <class Space>
+void Course<Space>::enqueue_generate(const LaunchContext<Space>& ctx, const IntView& mask, bool advance) {
+  const bool masked = mask.data() != nullptr;
+  if (gate_generator_) {
+    masked ? (void)gate_generator_->generate(ctx, mask, advance) : (void)gate_generator_->generate(ctx);
+  } else {
+    masked ? (void)generator_->generate(ctx, mask, advance) : (void)generator_->generate(ctx);
+  }
+}
+
+template <class Space>
+void Course<Space>::enqueue_refresh(const LaunchContext<Space>& ctx, const IntView& mask) {
+  if (gates_mode()) {
+    course_line_->refresh(ctx, mask);
+    if (posts_) gate_posts(ctx, gate_generator_->gates(), post_positions_, mask);
+  } else {
+    const auto& track = generator_->track();
+    checkpoints_->sample(ctx, mask);
+    if (collision_ && collision_->method() == CollisionMethod::sdf) collision_->bake(ctx, mask);
+    if (heightfield_) heightfield_->bake(ctx, mask);
+    if (config_.speed_limits) {
+      compute_curvature(ctx, track, curvature_, config_.curvature_window.value_or(2), mask);
+      compute_speed_profile(ctx, track, *config_.speed_limits, curvature_, speed_, mask);
+    }
+  }
+  progress_->reset(ctx, mask);
   if (localizer_) localizer_->reset(ctx, mask);
 }
 
 template <class Space>
+BufferRef Course<Space>::refreshed() const {
+  if (gates_mode()) return buffer("course_line", course_line_->line().center);
+  return buffer("checkpoint_position", checkpoint_set_.position);
+}
+
+template <class Space>
 Program<Space> Course<Space>::make_refresh_program() {
-  Program<Space> p("Course:" + config_.gen.generator + ":refresh");
+  Program<Space> p("Course:" + generator_name() + ":refresh");
   Stage<Space> refresh;
   refresh.id = "refresh";
-  refresh.writes = {buffer("checkpoint_position", checkpoints_.checkpoints().position),
-                    buffer("progress_next", progress_.next_checkpoint_state())};
+  refresh.writes = {refreshed(), buffer("progress_next", progress_->next_checkpoint_state())};
   refresh.enqueue = [this](const LaunchContext<Space>& ctx) { enqueue_refresh(ctx, IntView()); };
   p.add(std::move(refresh));
   return p;
@@ -135,19 +200,23 @@ Program<Space> Course<Space>::make_refresh_program() {
 
 template <class Space>
 Program<Space> Course<Space>::make_regenerate_program(const IntView& mask, bool advance) {
-  Program<Space> p("Course:" + config_.gen.generator + ":regenerate");
+  Program<Space> p("Course:" + generator_name() + ":regenerate");
   Stage<Space> gen;
-  gen.id = "regenerate:" + config_.gen.generator;
-  gen.capture = generation_capture(generator_);
+  gen.id = "regenerate:" + generator_name();
+  gen.capture = gates_mode() ? generation_capture(*gate_generator_) : generation_capture(*generator_);
   gen.reads = {buffer("mask", mask)};
-  gen.writes = {buffer("center", generator_.track().center), buffer("valid", generator_.track().valid)};
-  gen.enqueue = [this, mask, advance](const LaunchContext<Space>& ctx) { generator_.generate(ctx, mask, advance); };
+  if (gates_mode()) {
+    gen.writes = {buffer("gates", gates().position), buffer("valid", gates().valid)};
+  } else {
+    gen.writes = {buffer("center", generator_->track().center), buffer("valid", generator_->track().valid)};
+  }
+  gen.enqueue = [this, mask, advance](const LaunchContext<Space>& ctx) { enqueue_generate(ctx, mask, advance); };
   p.add(std::move(gen));
   Stage<Space> refresh;
   refresh.id = "refresh";
   refresh.reads = {buffer("mask", mask)};
-  refresh.writes = {buffer("mask_any", any_flag_), buffer("checkpoint_position", checkpoints_.checkpoints().position),
-                    buffer("progress_next", progress_.next_checkpoint_state())};
+  refresh.writes = {buffer("mask_any", any_flag_), refreshed(),
+                    buffer("progress_next", progress_->next_checkpoint_state())};
   refresh.enqueue = [this, mask](const LaunchContext<Space>& ctx) {
     ops::any_set(ctx, mask, any_flag_);
     ctx.skip_unless(any_flag_, [&](const LaunchContext<Space>& c) { enqueue_refresh(c, mask); });
@@ -158,24 +227,14 @@ Program<Space> Course<Space>::make_regenerate_program(const IntView& mask, bool 
 
 template <class Space>
 Program<Space> Course<Space>::make_step_program() {
-  Program<Space> p("Course:" + config_.gen.generator + ":step");
-  const Vec3View box_position = config_.max_boxes > 1 ? box_position_ : position_;
+  Program<Space> p("Course:" + generator_name() + ":step");
   Stage<Space> progress;
   progress.id = "progress";
   progress.reads = {buffer("position", position_)};
   progress.writes = {buffer("passed", result_.events.passed), buffer("laps", result_.events.laps)};
-  progress.enqueue = [this](const LaunchContext<Space>& ctx) { progress_.update(ctx, position_); };
+  progress.enqueue = [this](const LaunchContext<Space>& ctx) { progress_->update(ctx, position_); };
   p.add(std::move(progress));
-  if (collision_) {
-    Stage<Space> collision;
-    collision.id = "collision";
-    collision.reads = {buffer("box_position", box_position), buffer("orientation", orientation_)};
-    collision.writes = {buffer("oob", result_.contacts.oob), buffer("distance", result_.contacts.distance)};
-    collision.enqueue = [this, box_position](const LaunchContext<Space>& ctx) {
-      collision_->query(ctx, box_position, orientation_, half_extents_);
-    };
-    p.add(std::move(collision));
-  }
+  add_box_stages(p);
   if (localizer_) {
     Stage<Space> localize;
     localize.id = "localize";
@@ -188,12 +247,45 @@ Program<Space> Course<Space>::make_step_program() {
 }
 
 template <class Space>
+void Course<Space>::add_box_stages(Program<Space>& p) {
+  const Vec3View box_position = config_.max_boxes > 1 ? box_position_ : position_;
+  if (collision_) {
+    Stage<Space> collision;
+    collision.id = "collision";
+    collision.reads = {buffer("box_position", box_position), buffer("orientation", orientation_)};
+    collision.writes = {buffer("oob", result_.contacts.oob), buffer("distance", result_.contacts.distance)};
+    collision.enqueue = [this, box_position](const LaunchContext<Space>& ctx) {
+      collision_->query(ctx, box_position, orientation_, half_extents_);
+    };
+    p.add(std::move(collision));
+  }
+  if (posts_) {
+    Stage<Space> posts;
+    posts.id = "posts";
+    posts.reads = {buffer("box_position", box_position), buffer("orientation", orientation_)};
+    posts.writes = {buffer("post_hit", result_.posts.hit), buffer("post_depth", result_.posts.depth)};
+    posts.enqueue = [this, box_position](const LaunchContext<Space>& ctx) {
+      posts_->query(ctx, box_position, orientation_, half_extents_);
+    };
+    p.add(std::move(posts));
+  }
+  if (frames_) {
+    Stage<Space> frames;
+    frames.id = "frames";
+    frames.reads = {buffer("position", position_), buffer("progress_next", progress_->next_checkpoint_state())};
+    frames.writes = {buffer("frame_hit", result_.frames.hit), buffer("frame_depth", result_.frames.depth)};
+    frames.enqueue = [this](const LaunchContext<Space>& ctx) { frames_->query(ctx); };
+    p.add(std::move(frames));
+  }
+}
+
+template <class Space>
 void Course<Space>::bind(const Vec3View& position, const QuatView& orientation, const Vec2View& half_extents,
                          const Vec3View& box_position) {
   const std::string api = course_api + "::bind";
   const std::size_t E = static_cast<std::size_t>(num_envs()), boxes = E * config_.max_boxes;
   check_extent(api, "position", position, E, "E");
-  if (collision_) {
+  if (checks_boxes()) {
     check_extent(api, "orientation", orientation, boxes, "E*max_boxes");
     check_extent(api, "half_extents", half_extents, boxes, "E*max_boxes");
     if (config_.max_boxes > 1) check_extent(api, "box_position", box_position, boxes, "E*max_boxes");
@@ -201,8 +293,9 @@ void Course<Space>::bind(const Vec3View& position, const QuatView& orientation, 
   const auto superfluous = [&](bool given, const char* name, const char* why) {
     if (given) throw ConfigError(api + ": " + name + " was given, but " + why);
   };
-  superfluous(orientation.data() != nullptr && !collision_, "orientation", "the Course has no collision backend");
-  superfluous(half_extents.data() != nullptr && !collision_, "half_extents", "the Course has no collision backend");
+  const char* no_boxes = "the Course has no collision backend or gate posts";
+  superfluous(orientation.data() != nullptr && !checks_boxes(), "orientation", no_boxes);
+  superfluous(half_extents.data() != nullptr && !checks_boxes(), "half_extents", no_boxes);
   superfluous(box_position.data() != nullptr && config_.max_boxes == 1, "box_position",
               "max_boxes = 1 (the agent position is the box position)");
   const bool changed = !bound_ || !same(position, position_) || !same(orientation, orientation_) ||
@@ -216,6 +309,7 @@ void Course<Space>::bind(const Vec3View& position, const QuatView& orientation, 
   orientation_ = orientation;
   half_extents_ = half_extents;
   box_position_ = box_position;
+  if (frames_) frames_->bind_inputs(position_);
   bound_ = true;
   step_recorded_ = false;
   step_runner_.reset_graphs();
@@ -229,18 +323,18 @@ const typename Course<Space>::track_type& Course<Space>::generate() {
 
 template <class Space>
 const typename Course<Space>::track_type& Course<Space>::generate(const LaunchContext<Space>& ctx) {
-  generator_.generate(ctx);
+  enqueue_generate(ctx, IntView(), false);
   generation_runner_.run(refresh_program_, ctx, {policy_, std::nullopt, false});
-  return generator_.track();
+  return track();
 }
 
 template <class Space>
 const typename Course<Space>::track_type& Course<Space>::generate(std::int32_t k) {
-  if (generator_.seeds().bound()) {
+  if (seeds().bound()) {
     throw ConfigError(course_api + "::generate(k): the Course reads a caller's seed View; write that View instead");
   }
   detail::expand_seeds(ctx_.space(), reseed_, k, config_.seed_expansion);
-  generator_.seeds().set(ctx_, reseed_);
+  seeds().set(ctx_, reseed_);
   return generate();
 }
 
@@ -265,7 +359,7 @@ void Course<Space>::reset(const IntView& mask) {
 template <class Space>
 void Course<Space>::reset(const LaunchContext<Space>& ctx, const IntView& mask) {
   check_extent(course_api + "::reset", "mask", mask, static_cast<std::size_t>(num_envs()), "E");
-  progress_.reset(ctx, mask);
+  progress_->reset(ctx, mask);
   if (localizer_) localizer_->reset(ctx, mask);
 }
 
@@ -290,7 +384,44 @@ const typename Course<Space>::track_type& Course<Space>::regenerate(const Launch
   } else {
     generation_runner_.run(make_regenerate_program(mask, advance), ctx, {policy_, key, false});
   }
-  return generator_.track();
+  return track();
+}
+
+template <class Space>
+const typename Course<Space>::track_type& Course<Space>::track() const {
+  return gates_mode() ? course_line_->line() : generator_->track();
+}
+
+template <class Space>
+TrackGenerator<Space>& Course<Space>::generator() {
+  if (!generator_) throw ConfigError(course_api + "::generator: a gates-mode Course has a gate_generator()");
+  return *generator_;
+}
+
+template <class Space>
+GateGenerator<Space>& Course<Space>::gate_generator() {
+  if (!gate_generator_) throw ConfigError(course_api + "::gate_generator: a track-mode Course has a generator()");
+  return *gate_generator_;
+}
+
+template <class Space>
+const typename Course<Space>::sequence_type& Course<Space>::gates() const {
+  if (!gate_generator_) throw ConfigError(course_api + "::gates: a track-mode Course has no gates");
+  return gate_generator_->gates();
+}
+
+template <class Space>
+const SeedState<Space>& Course<Space>::seeds() {
+  if (generator_) return generator_->seeds();
+  return gate_generator_->seeds();
+}
+
+template <class Space>
+const CheckpointSampler<Space>& Course<Space>::checkpoint_sampler() const {
+  if (!checkpoints_) {
+    throw ConfigError(course_api + "::checkpoint_sampler: a gates-mode Course has none (the gates are the checkpoints)");
+  }
+  return *checkpoints_;
 }
 
 #define TRACKGEN_INSTANTIATE_COURSE(S) \

@@ -70,6 +70,20 @@ int count_envs(const V& count) {
   return static_cast<int>(count.extent(0));
 }
 
+/// One thread per gate slot: its two posts (the gate's ends).
+template <class Space>
+struct InterleavePosts {
+  DView<Vec3f, Space> left, right, posts;
+  DView<std::int32_t, Space> mask;
+  int G = 1;
+
+  KOKKOS_FUNCTION void operator()(const int s) const {
+    if (mask.data() != nullptr && mask(s / G) == 0) return;
+    posts(2 * s) = left(s);
+    posts(2 * s + 1) = right(s);
+  }
+};
+
 }  // namespace
 
 template <class Space>
@@ -140,9 +154,22 @@ const DiscContact<Space>& DiscChecker<Space>::launch_query(const LaunchContext<S
   return contacts_;
 }
 
-#define TRACKGEN_INSTANTIATE_DISCS(S) \
-  template struct DiscContact<S>;     \
-  template class DiscChecker<S>;
+template <class Space>
+void gate_posts(const LaunchContext<Space>& ctx, const GateSequence<typename Space::memory_space>& gates,
+                const DView<Vec3f, Space>& posts, const DView<std::int32_t, Space>& mask) {
+  const std::string api = "trackgen::gate_posts";
+  const int G = detail::gate_stride(api, gates);
+  check_extent(api, "posts", posts, 2 * gates.position.extent(0), "2*E*G");
+  detail::check_mask(api, mask, static_cast<std::size_t>(gates.num_envs()));
+  ctx.for_each("TrackGen::runtime::gate_posts", gates.position.extent(0),
+               InterleavePosts<Space>{gates.left, gates.right, posts, mask, G});
+}
+
+#define TRACKGEN_INSTANTIATE_DISCS(S)                                                                   \
+  template struct DiscContact<S>;                                                                       \
+  template class DiscChecker<S>;                                                                        \
+  template void gate_posts<S>(const LaunchContext<S>&, const GateSequence<typename S::memory_space>&, \
+                              const DView<Vec3f, S>&, const DView<std::int32_t, S>&);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_DISCS)
 
 }  // namespace trackgen

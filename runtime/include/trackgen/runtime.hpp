@@ -6,7 +6,9 @@
 #include <trackgen/runtime/collision.hpp>
 #include <trackgen/runtime/course.hpp>
 #include <trackgen/runtime/course_config.hpp>
+#include <trackgen/runtime/course_line.hpp>
 #include <trackgen/runtime/disc_checker.hpp>
+#include <trackgen/runtime/frame_checker.hpp>
 #include <trackgen/runtime/geometry.hpp>
 #include <trackgen/runtime/grid.hpp>
 #include <trackgen/runtime/heightfield.hpp>

@@ -1,7 +1,7 @@
 // Course: a batch of E race courses and everything a simulation loop needs
 // from them every step, on one execution-space instance.
 //
-// A Course owns a TrackGenerator and the helpers its config asks for:
+// In track mode a Course owns a TrackGenerator and the helpers its config asks for:
 // checkpoints along every centerline (CheckpointSampler) and a ProgressTracker
 // over them, optionally a CollisionChecker (segments or sdf), a
 // TrackLocalizer, a curvature and speed profile, a height field. Everything is
@@ -30,13 +30,27 @@
 // refreshes only their helpers: checkpoints, sdf, height field, curvature and
 // speed, progress and localizer state. Every other env stays bit-identical, and
 // with an all-zero mask the refresh is skipped on the device.
+//
+// In gates mode (docs/algorithms.md#course-gates-mode) it owns a GateGenerator:
+// the gates are the checkpoints (CheckpointSet::from_gates, aliased), a
+// CourseLine through the gate centres is the track the TrackLocalizer follows
+// (always on), and the obstacles are the gate posts (a DiscChecker on every
+// gate's two ends, post_radius > 0) or the gate frames (a FrameChecker for a
+// sphere at the agent position around the progress target, frame_collision).
+// track() and generate() then return the course line; gates() the gates. A
+// refresh rewrites the course line and the posts of the masked envs and resets
+// their progress and localizer state.
 #pragma once
 
 #include <trackgen/exec/graph_runner.hpp>
+#include <trackgen/pipeline/gate_generator.hpp>
 #include <trackgen/pipeline/track_generator.hpp>
 #include <trackgen/runtime/checkpoints.hpp>
 #include <trackgen/runtime/collision.hpp>
 #include <trackgen/runtime/course_config.hpp>
+#include <trackgen/runtime/course_line.hpp>
+#include <trackgen/runtime/disc_checker.hpp>
+#include <trackgen/runtime/frame_checker.hpp>
 #include <trackgen/runtime/heightfield.hpp>
 #include <trackgen/runtime/localizer.hpp>
 #include <trackgen/runtime/progress.hpp>
@@ -47,16 +61,23 @@
 namespace trackgen {
 
 /// What step() returns (the same object every call; its Views are overwritten
-/// in place). contacts and frame are empty Views when the Course has no
-/// collision backend or does not localize.
+/// in place). contacts, posts, frames and frame are empty Views when the
+/// Course has no collision backend, no gate posts, no frame collision or does
+/// not localize.
 template <class Space = Kokkos::DefaultExecutionSpace>
 struct StepResult {
   ProgressEvents<Space> events;
-  BoxContact<Space> contacts;
+  BoxContact<Space> contacts;  ///< track mode: the boxes against the borders
+  DiscContact<Space> posts;    ///< gates mode: the boxes against the gate posts (gate = disc / 2)
+  FrameContact<Space> frames;  ///< gates mode: the agent sphere against the gate frames
   TrackFrame<Space> frame;
 
   /// Whether the Course checks collision (contacts holds Views).
   bool has_contacts() const { return contacts.oob.data() != nullptr; }
+  /// Whether the Course checks the gate posts (posts holds Views).
+  bool has_posts() const { return posts.hit.data() != nullptr; }
+  /// Whether the Course checks the gate frames (frames holds Views).
+  bool has_frames() const { return frames.hit.data() != nullptr; }
   /// Whether the Course localizes (frame holds Views).
   bool has_frame() const { return frame.s.data() != nullptr; }
   /// An independent deep copy.
@@ -67,6 +88,7 @@ template <class Space = Kokkos::DefaultExecutionSpace>
 class Course {
  public:
   using track_type = Track<typename Space::memory_space>;
+  using sequence_type = GateSequence<typename Space::memory_space>;
   using IntView = DView<std::int32_t, Space>;
   using FloatView = DView<float, Space>;
   using Vec3View = DView<Vec3f, Space>;
@@ -86,9 +108,10 @@ class Course {
   Course& operator=(const Course&) = delete;
 
   /// Binds the agents' state read by every step(): `position` [E] (the agent,
-  /// tracked through the checkpoints and localized); with a collision backend
-  /// also `orientation` and `half_extents` [E*B] (B = max_boxes), and for
-  /// B > 1 `box_position` [E*B] (for B = 1 the agent position is the box's).
+  /// tracked through the checkpoints and localized; with frame collision the
+  /// sphere's centre); with a collision backend or gate posts also
+  /// `orientation` and `half_extents` [E*B] (B = max_boxes), and for B > 1
+  /// `box_position` [E*B] (for B = 1 the agent position is the box's).
   /// ConfigError for a missing, superfluous or mis-sized View. Rebinding other
   /// Views re-records the Course's own step graph; when a caller's capture
   /// recorded step(ctx) it keeps reading the previous Views, which logs a
@@ -97,7 +120,7 @@ class Course {
             const Vec2View& half_extents = Vec2View(), const Vec3View& box_position = Vec3View());
 
   /// Generates the whole batch from the current seeds and epochs and refreshes
-  /// every helper (progress and localizer restart). Returns the Track (the
+  /// every helper (progress and localizer restart). Returns track() (the
   /// same object every call).
   const track_type& generate();
   /// Same on `ctx` (recorded when ctx records).
@@ -129,21 +152,33 @@ class Course {
 
   /// The validated config.
   const CourseConfig& config() const { return config_; }
-  /// The Track (the generator's: the same object, stable Views, for the Course's life).
-  const track_type& track() const { return generator_.track(); }
-  /// The track generator (its seeds, epochs, policy, runner).
-  TrackGenerator<Space>& generator() { return generator_; }
+  /// The Track: the generator's in track mode, the course line in gates mode
+  /// (the same object, stable Views, for the Course's life).
+  const track_type& track() const;
+  /// The track generator (its seeds, epochs, policy, runner); ConfigError in gates mode.
+  TrackGenerator<Space>& generator();
+  /// The gate generator; ConfigError in track mode.
+  GateGenerator<Space>& gate_generator();
+  /// The gates (gates mode); ConfigError in track mode.
+  const sequence_type& gates() const;
+  /// The course line through the gates, or nullptr in track mode.
+  const CourseLine<Space>* course_line() const { return course_line_ ? &*course_line_ : nullptr; }
   /// The seeds and epochs of the generations.
-  SeedState<Space>& seeds() { return generator_.seeds(); }
-  /// The checkpoint sampler (its truncation flags and steps).
-  const CheckpointSampler<Space>& checkpoint_sampler() const { return checkpoints_; }
-  /// The checkpoints of every env.
-  const CheckpointSet<Space>& checkpoints() const { return checkpoints_.checkpoints(); }
+  const SeedState<Space>& seeds();
+  /// The checkpoint sampler (its truncation flags and steps); ConfigError in
+  /// gates mode (the gates are the checkpoints).
+  const CheckpointSampler<Space>& checkpoint_sampler() const;
+  /// The checkpoints of every env (in gates mode the gates' fields, aliased).
+  const CheckpointSet<Space>& checkpoints() const { return checkpoint_set_; }
   /// The progress tracker (its live state).
-  const ProgressTracker<Space>& progress() const { return progress_; }
+  const ProgressTracker<Space>& progress() const { return *progress_; }
   /// The collision checker, or nullptr without a collision backend.
   const CollisionChecker<Space>* collision() const { return collision_ ? &*collision_ : nullptr; }
-  /// The localizer, or nullptr unless config.localize.
+  /// The gate posts' checker, or nullptr without posts.
+  const DiscChecker<Space>* posts() const { return posts_ ? &*posts_ : nullptr; }
+  /// The gate frames' checker, or nullptr without frame collision.
+  const FrameChecker<Space>* frames() const { return frames_ ? &*frames_ : nullptr; }
+  /// The localizer, or nullptr unless config.localize or gates mode.
   const TrackLocalizer<Space>* localizer() const { return localizer_ ? &*localizer_ : nullptr; }
   /// The height field, or nullptr without heightfield_resolution.
   const HeightField<Space>* heightfield() const { return heightfield_ ? &heightfield_->heightfield() : nullptr; }
@@ -154,7 +189,7 @@ class Course {
   /// The result of the last step().
   const StepResult<Space>& result() const { return result_; }
   /// Envs E.
-  int num_envs() const { return config_.gen.num_envs; }
+  int num_envs() const { return config_.num_envs(); }
   /// The execution-space instance of the calls without a context.
   const Space& space() const { return ctx_.space(); }
 
@@ -168,22 +203,35 @@ class Course {
   const GraphRunner<Space>& step_runner() const { return step_runner_; }
   /// Whether the whole Course may be recorded into a caller's capture (the
   /// generator has no HOST stage).
-  bool capturable() const { return generator_.capturable(); }
+  bool capturable() const { return generator_ ? generator_->capturable() : gate_generator_->capturable(); }
 
  private:
   Course(Space space, const CourseConfig& config, SeedState<Space> seeds);
+  bool gates_mode() const { return config_.mode == CourseMode::gates; }
+  const std::string& generator_name() const;
   void build_helpers();
+  void build_gate_helpers();
+  bool checks_boxes() const { return collision_.has_value() || posts_.has_value(); }
+  void enqueue_generate(const LaunchContext<Space>& ctx, const IntView& mask, bool advance);
   void enqueue_refresh(const LaunchContext<Space>& ctx, const IntView& mask);
+  void add_box_stages(Program<Space>& p);
+  BufferRef refreshed() const;  // the refresh's first output: checkpoints or course line
   Program<Space> make_refresh_program();
   Program<Space> make_regenerate_program(const IntView& mask, bool advance);
   Program<Space> make_step_program();
 
   CourseConfig config_;
   LaunchContext<Space> ctx_;
-  TrackGenerator<Space> generator_;
-  CheckpointSampler<Space> checkpoints_;
-  ProgressTracker<Space> progress_;
+  std::optional<TrackGenerator<Space>> generator_;      // track mode
+  std::optional<GateGenerator<Space>> gate_generator_;  // gates mode
+  std::optional<CheckpointSampler<Space>> checkpoints_;  // track mode
+  std::optional<CourseLine<Space>> course_line_;         // gates mode
+  CheckpointSet<Space> checkpoint_set_;                  // the sampler's, or the gates' (aliased)
+  std::optional<ProgressTracker<Space>> progress_;
   std::optional<CollisionChecker<Space>> collision_;
+  std::optional<DiscChecker<Space>> posts_;
+  Vec3View post_positions_;  // [E*2G] the posts' discs
+  std::optional<FrameChecker<Space>> frames_;
   std::optional<TrackLocalizer<Space>> localizer_;
   std::optional<HeightFieldBaker<Space>> heightfield_;
   FloatView curvature_, speed_;

@@ -13,6 +13,7 @@
 // posts[2i] = left[i], posts[2i+1] = right[i]; then gate = disc / 2.
 #pragma once
 
+#include <trackgen/core/gate_sequence.hpp>
 #include <trackgen/exec/launch_context.hpp>
 #include <trackgen/runtime/inputs.hpp>
 
@@ -86,5 +87,13 @@ class DiscChecker {
   DiscContact<Space> contacts_;
   BoundInputs<BoxInputs<Space>> inputs_;
 };
+
+/// The gate posts recipe on `ctx`: posts[e*2G + 2i] = gates.left[e*G + i],
+/// posts[e*2G + 2i + 1] = gates.right[e*G + i] ([E*2G], NaN where the gates
+/// are padding), for the envs with mask[e] != 0 when `mask` ([E] int32) is
+/// given. A DiscChecker on posts reports gate = disc / 2.
+template <class Space>
+void gate_posts(const LaunchContext<Space>& ctx, const GateSequence<typename Space::memory_space>& gates,
+                const DView<Vec3f, Space>& posts, const DView<std::int32_t, Space>& mask = DView<std::int32_t, Space>());
 
 }  // namespace trackgen

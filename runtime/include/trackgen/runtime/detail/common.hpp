@@ -4,6 +4,7 @@
 #pragma once
 
 #include <trackgen/core/errors.hpp>
+#include <trackgen/core/gate_sequence.hpp>
 #include <trackgen/core/track.hpp>
 #include <trackgen/runtime/inputs.hpp>
 
@@ -46,6 +47,15 @@ int track_stride(const std::string& api, const Track<M>& track) {
     throw ConfigError(api + ": track must be an allocated Track (num_envs >= 1), got an empty one");
   }
   return track.n_max();
+}
+
+/// The GateSequence's gates per env, checked: ConfigError unless it is allocated.
+template <class M>
+int gate_stride(const std::string& api, const GateSequence<M>& gates) {
+  if (gates.num_envs() < 1 || gates.position.data() == nullptr) {
+    throw ConfigError(api + ": gates must be an allocated GateSequence (num_envs >= 1), got an empty one");
+  }
+  return gates.max_gates();
 }
 
 }  // namespace trackgen::detail
