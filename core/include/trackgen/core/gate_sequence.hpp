@@ -70,9 +70,10 @@ class GateSequence {
     return b;
   }
 
-  int num_envs() const { return num_envs_; }
+  /// Number of envs E (callable in kernels that capture the sequence).
+  KOKKOS_INLINE_FUNCTION int num_envs() const { return num_envs_; }
   /// The stride G.
-  int max_gates() const { return max_gates_; }
+  KOKKOS_INLINE_FUNCTION int max_gates() const { return max_gates_; }
 
   view<Vec3f> position;     ///< gate centres, z from the elevation profile [E*G]
   view<Vec3f> tangent;      ///< unit central-difference tangent of the course through the centres [E*G]

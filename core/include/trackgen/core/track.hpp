@@ -69,8 +69,9 @@ class Track {
     return b;
   }
 
-  int num_envs() const { return num_envs_; }
-  int n_max() const { return n_max_; }
+  /// Number of envs E and the stride N_max (callable in kernels that capture the Track).
+  KOKKOS_INLINE_FUNCTION int num_envs() const { return num_envs_; }
+  KOKKOS_INLINE_FUNCTION int n_max() const { return n_max_; }
 
   view<Vec3f> outer;     ///< outer border [E*N_max]; index-aligned with center
   view<Vec3f> center;    ///< re-uniformized relaxed centerline [E*N_max]
