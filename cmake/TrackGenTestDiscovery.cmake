@@ -12,7 +12,7 @@
 # so `ctest -N` lists the CUDA cases on the build machine too.
 #
 # The generated files refer to the executable and to the listing script by
-# paths relative to themselves, so the build folder may be moved as a whole.
+# paths relative to themselves (the rest of a ctest folder uses absolute paths).
 set(_tg_discovery_script ${CMAKE_CURRENT_LIST_DIR}/discover-catch-tests.cmake)
 
 function(trackgen_discover_tests target)
