@@ -2,6 +2,7 @@
 // arrays into Views.
 #pragma once
 
+#include <trackgen/core/quat.hpp>
 #include <trackgen/core/vec.hpp>
 
 #include <nanobind/nanobind.h>
@@ -43,6 +44,12 @@ struct scalar_of<Vec2f> {
   using type = float;
   static constexpr std::size_t width = 2;
 };
+template <>
+struct scalar_of<Quatf> {
+  using type = float;
+  static constexpr std::size_t width = 4;
+};
+static_assert(sizeof(Quatf) == 4 * sizeof(float), "the zero-copy export assumes packed quaternions");
 static_assert(sizeof(Vec3f) == 3 * sizeof(float) && sizeof(Vec2f) == 2 * sizeof(float),
               "the zero-copy export assumes packed float vectors");
 }  // namespace detail

@@ -116,7 +116,10 @@ class PyGenerator : public Holder {
     check_alive("trackgen.TrackGenerator.policy");
     gen_->set_policy(eager ? Policy::eager : Policy::automatic);
   }
-  bool eager() const { return gen_->policy() == Policy::eager; }
+  bool eager() const {
+    check_alive("trackgen.TrackGenerator.policy");
+    return gen_->policy() == Policy::eager;
+  }
 
   PyTrack* track() const {
     check_alive("trackgen.TrackGenerator.track");
@@ -205,9 +208,14 @@ void bind_tracks(nb::module_& m) {
           "clone",
           [](const PyTrack& t) {
             t.check_alive("trackgen.Track.clone");
-            return new PyTrack(t.track.clone());
+            Track<MemSpace> copy;
+            {
+              nb::gil_scoped_release unlocked;  // the copy; Holders are made with the GIL held
+              copy = t.track.clone();
+            }
+            return new PyTrack(std::move(copy));
           },
-          nb::call_guard<nb::gil_scoped_release>(), "An independent deep copy (not refilled by generate()).")
+          "An independent deep copy (not refilled by generate()).")
       .def("_data_ptr", &PyTrack::data_ptr, nb::arg("field"), "Address of a field's View data() (tests).");
 
   nb::class_<PyGenerator>(m, "_TrackGenerator")

@@ -19,10 +19,13 @@ import numpy as np
 
 from . import _trackgen
 from ._trackgen import backend, concurrency, generators, git_revision, is_initialized
+from .course import Course, StepResult
 
 __version__: str = _trackgen.__version__
 
 __all__ = [
+    "Course",
+    "StepResult",
     "Track",
     "TrackGenConfig",
     "TrackGenerator",
