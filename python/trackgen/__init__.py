@@ -48,7 +48,7 @@ def initialize(num_threads: Optional[int] = None) -> None:
     Kokkos with the defaults. RuntimeError if Kokkos already runs with another
     thread count.
     """
-    if num_threads is None and os.environ.get("OMP_NUM_THREADS"):
+    if num_threads is None and os.environ.get("OMP_NUM_THREADS", "").strip().isdigit():
         num_threads = int(os.environ["OMP_NUM_THREADS"])
     _trackgen.initialize(num_threads)
 
