@@ -23,6 +23,10 @@ using MemSpace = Space::memory_space;
 /// numpy arrays; otherwise DLPack capsules on the device).
 inline constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
 
+/// A default instance of Space, Kokkos initialized first (members that hold
+/// an instance are initialized with it).
+Space initialized_space();
+
 /// Host [n] int32 input arrays (C-contiguous; converted by the Python layer).
 using HostInts = nb::ndarray<const std::int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 /// Host [n, k] float32 input arrays (C-contiguous).

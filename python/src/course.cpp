@@ -148,7 +148,6 @@ class PyCourse : public Holder {
   using C = Course<Space>;
 
   explicit PyCourse(const CourseConfig& config) {
-    ensure_initialized();
     course_ = std::make_unique<C>(space_, config);
     const auto& cfg = course_->config();
     num_envs_ = course_->num_envs();
@@ -284,7 +283,7 @@ class PyCourse : public Holder {
   }
 
  private:
-  Space space_;
+  Space space_ = initialized_space();
   std::unique_ptr<C> course_;
   C::Vec3View position_;
   C::QuatView orientation_;

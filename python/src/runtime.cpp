@@ -1,4 +1,5 @@
 #include "runtime.hpp"
+#include "arrays.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -61,6 +62,11 @@ void ensure_initialized() {
 }
 
 bool is_initialized() { return Kokkos::is_initialized(); }
+
+Space initialized_space() {
+  ensure_initialized();
+  return Space();
+}
 
 void finalize() {
   if (finalized || !Kokkos::is_initialized()) return;

@@ -127,12 +127,13 @@ class PyGenerator : public Holder {
   }
   const IntView& seeds() const { return seeds_; }
   const IntView& epoch() const { return gen_->seeds().epoch(); }
-  const TrackGenConfig& config() const { return gen_->config(); }
-  int masked_lane_envs() const { return gen_->masked_lane_envs(); }
+  int masked_lane_envs() const {
+    check_alive("trackgen.TrackGenerator.masked_lane_envs");
+    return gen_->masked_lane_envs();
+  }
 
  private:
   void allocate(const TrackGenConfig& config) {
-    ensure_initialized();
     const auto e = static_cast<std::size_t>(config.num_envs);
     seeds_ = IntView(Kokkos::view_alloc(space_, "TrackGen::python::seeds"), e);
     mask_ = IntView(Kokkos::view_alloc(space_, "TrackGen::python::mask"), e);
@@ -147,7 +148,7 @@ class PyGenerator : public Holder {
     space_.fence();
   }
 
-  Space space_;
+  Space space_ = initialized_space();
   IntView seeds_;
   IntView mask_;
   std::unique_ptr<TrackGenerator<Space>> gen_;
@@ -228,7 +229,6 @@ void bind_tracks(nb::module_& m) {
            nb::call_guard<nb::gil_scoped_release>())
       .def("track", &PyGenerator::track)
       .def_prop_rw("eager", &PyGenerator::eager, &PyGenerator::set_eager)
-      .def_prop_ro("config", &PyGenerator::config)
       .def_prop_ro("masked_lane_envs", &PyGenerator::masked_lane_envs)
       .def_prop_ro("seeds",
                    [](nb::handle s) {
