@@ -201,6 +201,8 @@ def test_arrays_alive_at_interpreter_exit_do_not_crash():
         center, track, kept = gen.track.center, gen.track, gen.track.clone()
         cycle = [center]; cycle.append(cycle)      # freed only by the final collection
         view = np.asarray(kept.outer)[:3]
+        course = tg.Course(gen={"num_envs": 4}, checkpoint_spacing=0.3, localize=True)
+        laps, s = course.step().events.laps, course.result.frame.s
         print("ok", int(gen.track.valid.sum()))
         """
     )
@@ -229,3 +231,26 @@ def test_thread_count_from_initialize_and_results_independent_of_it():
     assert outs[0] == outs[1]
     r = run_python("import trackgen; print(trackgen.concurrency())", OMP_NUM_THREADS="1")
     assert r.returncode == 0 and r.stdout.strip() == "1", r.stderr
+
+
+def test_objects_released_at_finalize_raise_instead_of_touching_kokkos():
+    r = run_python(
+        """
+        import trackgen
+        gen = trackgen.TrackGenerator(num_envs=4, seed=0)
+        trackgen._trackgen._finalize()      # what the atexit handler runs
+        for call in (gen.generate, gen.track.clone, lambda: gen.rebind_seeds(3)):
+            try:
+                call()
+                raise SystemExit("no error after finalize")
+            except RuntimeError as e:
+                assert "finalized" in str(e), e
+        try:
+            trackgen.TrackGenerator(num_envs=4, seed=0)
+            raise SystemExit("a new generator after finalize")
+        except RuntimeError as e:
+            assert "finalized" in str(e), e
+        print("ok")
+        """
+    )
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
