@@ -13,7 +13,6 @@
 
 #include <functional>
 #include <map>
-#include <mutex>
 
 namespace trackgen::python {
 namespace {
@@ -148,6 +147,7 @@ class PyCourse : public Holder {
   using C = Course<Space>;
 
   explicit PyCourse(const CourseConfig& config) {
+    std::lock_guard lock(device_mutex());
     course_ = std::make_unique<C>(space_, config);
     const auto& cfg = course_->config();
     num_envs_ = course_->num_envs();
@@ -169,6 +169,11 @@ class PyCourse : public Holder {
     course_->bind(position_, orientation_, half_extents_, box_position_);
   }
 
+  ~PyCourse() override {
+    std::lock_guard lock(device_mutex());
+    release();
+  }
+
   void release() noexcept override {
     course_.reset();
     position_ = {};
@@ -180,7 +185,7 @@ class PyCourse : public Holder {
 
   void step() {
     check_alive("trackgen.Course.step");
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(device_mutex());
     course_->step();
     space_.fence();
   }
@@ -188,7 +193,7 @@ class PyCourse : public Holder {
   void regenerate(const HostInts& mask, bool advance) {
     check_alive("trackgen.Course.regenerate");
     check_extent("trackgen.Course.regenerate", "mask", mask.shape(0), mask_.extent(0));
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(device_mutex());
     copy_in(space_, mask_, mask);
     course_->regenerate(mask_, advance);
     space_.fence();
@@ -197,7 +202,7 @@ class PyCourse : public Holder {
   void reset(const HostInts& mask) {
     check_alive("trackgen.Course.reset");
     check_extent("trackgen.Course.reset", "mask", mask.shape(0), mask_.extent(0));
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(device_mutex());
     copy_in(space_, mask_, mask);
     course_->reset(mask_);
     space_.fence();
@@ -205,7 +210,7 @@ class PyCourse : public Holder {
 
   void generate(std::optional<std::int32_t> k) {
     check_alive("trackgen.Course.generate");
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(device_mutex());
     if (k) {
       course_->generate(*k);
     } else {
@@ -293,7 +298,6 @@ class PyCourse : public Holder {
   int num_envs_ = 0;
   int max_boxes_ = 1;
   bool gates_mode_ = false;
-  std::mutex mutex_;
 };
 
 }  // namespace

@@ -63,6 +63,11 @@ void ensure_initialized() {
 
 bool is_initialized() { return Kokkos::is_initialized(); }
 
+std::mutex& device_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 Space initialized_space() {
   ensure_initialized();
   return Space();
@@ -70,6 +75,7 @@ Space initialized_space() {
 
 void finalize() {
   if (finalized || !Kokkos::is_initialized()) return;
+  std::lock_guard lock(device_mutex());
   for (Holder* h : holders()) {
     h->release();
     h->released_ = true;

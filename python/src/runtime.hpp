@@ -6,6 +6,7 @@
 // Kokkos.
 #pragma once
 
+#include <mutex>
 #include <optional>
 
 namespace trackgen::python {
@@ -40,6 +41,10 @@ void initialize(std::optional<int> threads);
 void ensure_initialized();
 /// Whether Kokkos is initialized (and not finalized).
 bool is_initialized();
+/// The lock every call into Kokkos takes while the GIL is released: Kokkos' host
+/// backends must not be entered from two threads at once, so device work of
+/// all objects is serialized (other Python threads still run).
+std::mutex& device_mutex();
 /// Releases every live Holder, then finalizes Kokkos (registered with atexit by
 /// the module; a no-op when Kokkos was never initialized or is finalized).
 void finalize();

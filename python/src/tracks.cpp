@@ -11,8 +11,6 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <mutex>
-
 namespace trackgen::python {
 
 void check_extent(const char* api, const char* arg, std::size_t got, std::size_t n) {
@@ -63,6 +61,7 @@ class PyGenerator : public Holder {
 
   /// A generator of `config` with base seeds k + e; generates that batch.
   PyGenerator(const TrackGenConfig& config, std::int32_t k) {
+    std::lock_guard lock(device_mutex());
     allocate(config);
     write_seeds(k);
     gen_ = std::make_unique<TrackGenerator<Space>>(space_, validated(config), seeds_);
@@ -70,10 +69,16 @@ class PyGenerator : public Holder {
 
   /// A generator of `config` with the per-env base seeds `seeds`; generates that batch.
   PyGenerator(const TrackGenConfig& config, const HostInts& seeds) {
+    std::lock_guard lock(device_mutex());
     allocate(config);
     check_extent("trackgen.TrackGenerator", "seed", seeds.shape(0), seeds_.extent(0));
     copy_in(space_, seeds_, seeds);
     gen_ = std::make_unique<TrackGenerator<Space>>(space_, validated(config), seeds_);
+  }
+
+  ~PyGenerator() override {
+    std::lock_guard lock(device_mutex());
+    release();
   }
 
   void release() noexcept override {
@@ -85,20 +90,20 @@ class PyGenerator : public Holder {
   /// seeds[e] = k + e (int32 wrap-around), as the command-line tool's --seed.
   void set_seeds(std::int32_t k) {
     check_alive("trackgen.TrackGenerator.rebind_seeds");
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(device_mutex());
     write_seeds(k);
   }
 
   void set_seeds_array(const HostInts& seeds) {
     check_alive("trackgen.TrackGenerator.rebind_seeds");
     check_extent("trackgen.TrackGenerator", "seed", seeds.shape(0), seeds_.extent(0));
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(device_mutex());
     copy_in(space_, seeds_, seeds);
   }
 
   void generate() {
     check_alive("trackgen.TrackGenerator.generate");
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(device_mutex());
     gen_->generate();
     space_.fence();
   }
@@ -106,7 +111,7 @@ class PyGenerator : public Holder {
   void generate_masked(const HostInts& mask, bool advance) {
     check_alive("trackgen.TrackGenerator.generate");
     check_extent("trackgen.TrackGenerator.generate", "mask", mask.shape(0), mask_.extent(0));
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(device_mutex());
     copy_in(space_, mask_, mask);
     gen_->generate(mask_, advance);
     space_.fence();
@@ -152,7 +157,6 @@ class PyGenerator : public Holder {
   IntView seeds_;
   IntView mask_;
   std::unique_ptr<TrackGenerator<Space>> gen_;
-  std::mutex mutex_;
 };
 
 template <class F>
@@ -212,6 +216,7 @@ void bind_tracks(nb::module_& m) {
             Track<MemSpace> copy;
             {
               nb::gil_scoped_release unlocked;  // the copy; Holders are made with the GIL held
+              std::lock_guard lock(device_mutex());
               copy = t.track.clone();
             }
             return new PyTrack(std::move(copy));

@@ -254,3 +254,31 @@ def test_objects_released_at_finalize_raise_instead_of_touching_kokkos():
         """
     )
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
+def test_generators_used_from_several_threads_give_the_sequential_results():
+    import threading
+
+    seeds = (0, 100, 200)
+    expected = [trackgen.TrackGenerator(num_envs=E, seed=k).track.clone() for k in seeds]
+    gens = [trackgen.TrackGenerator(num_envs=E, seed=k + 1) for k in seeds]
+    errors = []
+
+    def work(gen, k):
+        try:
+            for _ in range(3):
+                gen.rebind_seeds(k)
+                gen.generate()
+                gen.track.clone()
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(g, k)) for g, k in zip(gens, seeds)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for gen, want in zip(gens, expected):
+        for name in PER_POINT + ("length", "valid"):
+            assert np.array_equal(getattr(gen.track, name), getattr(want, name), equal_nan=True), name

@@ -207,7 +207,7 @@ class TrackGenerator:
     ``trackgen generate --seed K``) or an ``[E]`` int32 array of per-env seeds
     (copied). The batch of the seeds is generated at construction.
     ``generate()`` returns the same :class:`Track` every call, refilled in place.
-    Device work runs without the GIL; one generator serves one call at a time.
+    Device work runs without the GIL (serialized with every other object's).
     """
 
     def __init__(
