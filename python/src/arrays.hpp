@@ -96,5 +96,6 @@ void check_extent(const char* api, const char* arg, std::size_t got, std::size_t
 /// Registers the bindings of each part of the module.
 void bind_tracks(nb::module_& m);
 void bind_course(nb::module_& m);
+void bind_gates(nb::module_& m);
 
 }  // namespace trackgen::python

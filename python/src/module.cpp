@@ -31,6 +31,7 @@ NB_MODULE(_trackgen, m) {
       "Threads (or device concurrency) of the default execution space; initializes Kokkos.");
 
   py::bind_tracks(m);
+  py::bind_gates(m);
   py::bind_course(m);
 
   nb::module_::import_("atexit").attr("register")(m.attr("_finalize"));

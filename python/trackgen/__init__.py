@@ -11,34 +11,36 @@ thread count) and finalized when the interpreter exits.
 
 from __future__ import annotations
 
-import numbers
 import os
 from typing import Any, Iterator, Mapping, Optional, Union
 
 import numpy as np
 
 from . import _trackgen
-from ._trackgen import backend, concurrency, generators, git_revision, is_initialized
+from ._common import JsonConfig, Producer
+from ._trackgen import backend, concurrency, gate_generators, generators, git_revision, is_initialized
 from .course import Course, StepResult
+from .gates import GateGenConfig, GateGenerator, GateSequence
 
 __version__: str = _trackgen.__version__
 
 __all__ = [
     "Course",
+    "GateGenConfig",
+    "GateGenerator",
+    "GateSequence",
     "StepResult",
     "Track",
     "TrackGenConfig",
     "TrackGenerator",
     "backend",
     "concurrency",
+    "gate_generators",
     "generators",
     "git_revision",
     "initialize",
     "is_initialized",
 ]
-
-_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
-
 
 def initialize(num_threads: Optional[int] = None) -> None:
     """Initializes Kokkos once with ``num_threads`` host threads.
@@ -53,98 +55,20 @@ def initialize(num_threads: Optional[int] = None) -> None:
     _trackgen.initialize(num_threads)
 
 
-class TrackGenConfig:
+class TrackGenConfig(JsonConfig):
     """A validated ``trackgen::TrackGenConfig``: the fields of the command-line
     tool's ``--config`` file, by the same names.
 
     ``TrackGenConfig(num_envs=64, generator="polar")``,
     ``TrackGenConfig({"num_envs": 64})``, ``TrackGenConfig.from_dict(d)`` or
-    ``TrackGenConfig.from_json("config.json")``. Missing fields keep their
-    defaults. Unknown names, wrong types and invalid values raise ValueError
-    with the C++ library's message. Fields are attributes; setting one
-    validates the whole config again.
+    ``TrackGenConfig.from_json("config.json")`` (``trackgen::load_config``).
+    Missing fields keep their defaults. Unknown names, wrong types and invalid
+    values raise ValueError with the C++ library's message. Fields are
+    attributes; setting one validates the whole config again.
     """
 
-    __slots__ = ("_c",)
-
-    def __init__(self, fields: Optional[Mapping[str, Any]] = None, /, **kwargs: Any) -> None:
-        merged = dict(fields or {})
-        merged.update(kwargs)
-        object.__setattr__(self, "_c", _trackgen._Config.from_object(merged))
-
-    @classmethod
-    def from_dict(cls, fields: Mapping[str, Any]) -> "TrackGenConfig":
-        """A config from a dict of fields."""
-        return cls(fields)
-
-    @classmethod
-    def from_json(cls, path: Union[str, os.PathLike]) -> "TrackGenConfig":
-        """A config read from a JSON file by the library's reader (``trackgen::load_config``)."""
-        self = cls.__new__(cls)
-        object.__setattr__(self, "_c", _trackgen._Config.load(os.fspath(path)))
-        return self
-
-    def to_dict(self) -> dict:
-        """Every field by its JSON name (a fresh dict)."""
-        return self._c.to_object()
-
-    def to_json(self, indent: int = 2) -> str:
-        """The config as JSON text, readable by ``trackgen generate --config``."""
-        return self._c.to_json_text(indent)
-
-    def replace(self, **kwargs: Any) -> "TrackGenConfig":
-        """A copy with some fields changed."""
-        return TrackGenConfig(self.to_dict(), **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        d = self._c.to_object()
-        if name in d:
-            return d[name]
-        raise AttributeError(f"TrackGenConfig has no field '{name}'")
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, "_c", _trackgen._Config.from_object({**self.to_dict(), name: value}))
-
-    def __dir__(self) -> list:
-        return sorted(set(super().__dir__()) | set(self.to_dict()))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, TrackGenConfig) and self.to_dict() == other.to_dict()
-
-    def __repr__(self) -> str:
-        return f"TrackGenConfig({self.to_dict()!r})"
-
-
-def _config(config: Union[TrackGenConfig, Mapping[str, Any], str, os.PathLike, None], kwargs: dict) -> TrackGenConfig:
-    if isinstance(config, TrackGenConfig):
-        return config.replace(**kwargs) if kwargs else config
-    if isinstance(config, (str, os.PathLike)):
-        c = TrackGenConfig.from_json(config)
-        return c.replace(**kwargs) if kwargs else c
-    return TrackGenConfig(config, **kwargs)
-
-
-def _int32_array(value: Any, api: str, name: str, n: int, allow_bool: bool = False) -> np.ndarray:
-    """``value`` as a C-contiguous [n] int32 numpy array, or ValueError naming ``name``."""
-    a = np.asarray(value)
-    if allow_bool and a.dtype == np.bool_:
-        a = a.astype(np.int32)
-    if a.dtype != np.int32:
-        kinds = "an int32 or bool" if allow_bool else "an int or an int32"
-        raise ValueError(f"{api}: {name} must be {kinds} array of shape ({n},), got dtype {a.dtype}")
-    if a.shape != (n,):
-        raise ValueError(f"{api}: {name} must have shape ({n},) (one entry per env), got shape {a.shape}")
-    return np.ascontiguousarray(a)
-
-
-def _seed_arg(seed: Any, n: int) -> Union[int, np.ndarray]:
-    """A base seed as an int32-range int, or per-env seeds as an [n] int32 array."""
-    api = "trackgen.TrackGenerator"
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
-        if not _INT32_MIN <= int(seed) <= _INT32_MAX:
-            raise ValueError(f"{api}: seed must fit in int32, got {int(seed)}")
-        return int(seed)
-    return _int32_array(seed, api, "seed", n)
+    __slots__ = ()
+    _native = _trackgen._Config
 
 
 class Track:
@@ -198,7 +122,7 @@ class Track:
         return f"Track(num_envs={self.num_envs}, n_max={self.n_max})"
 
 
-class TrackGenerator:
+class TrackGenerator(Producer):
     """A ``trackgen::TrackGenerator`` on the backend chosen at build time.
 
     ``TrackGenerator(config, seed=K)``: ``config`` is a :class:`TrackGenConfig`,
@@ -206,9 +130,14 @@ class TrackGenerator:
     override fields); ``seed`` an int ``K`` (env ``e`` gets ``K + e``, as
     ``trackgen generate --seed K``) or an ``[E]`` int32 array of per-env seeds
     (copied). The batch of the seeds is generated at construction.
-    ``generate()`` returns the same :class:`Track` every call, refilled in place.
-    Device work runs without the GIL (serialized with every other object's).
+    ``generate()`` / ``generate(mask, advance)`` return the same :class:`Track`
+    every call, refilled in place. Device work runs without the GIL
+    (serialized with every other object's).
     """
+
+    _api = "trackgen.TrackGenerator"
+    _config_type = TrackGenConfig
+    _native = _trackgen._TrackGenerator
 
     def __init__(
         self,
@@ -218,65 +147,18 @@ class TrackGenerator:
         eager: bool = False,
         **fields: Any,
     ) -> None:
-        self.config = _config(config, fields)
-        self._g = _trackgen._TrackGenerator(self.config._c, _seed_arg(seed, self.config.num_envs))
-        self._g.eager = bool(eager)
-        self._track = Track(self._g.track())
-
-    @property
-    def num_envs(self) -> int:
-        """Number of envs E."""
-        return self.config.num_envs
+        super().__init__(config, seed, eager, fields)
+        self._result = Track(self._g.track())
 
     @property
     def track(self) -> Track:
         """The Track written by generate() (the same object every call)."""
-        return self._track
-
-    @property
-    def seeds(self) -> np.ndarray:
-        """The [E] int32 base seeds the next generate() reads (the generator's memory: writes take effect)."""
-        return self._g.seeds
-
-    @property
-    def epoch(self) -> np.ndarray:
-        """The [E] int32 epochs (advanced by ``generate(mask, advance=True)``); read only by convention."""
-        return self._g.epoch
+        return self._result
 
     @property
     def masked_lane_envs(self) -> int:
         """Envs per round of a masked generation."""
         return self._g.masked_lane_envs
-
-    def rebind_seeds(self, seed: Any) -> None:
-        """Sets the base seeds read by the next generate(): an int ``K`` (``K + e``)
-        or an [E] int32 array (copied). Epochs are kept. ValueError naming
-        ``seed`` for another shape or dtype."""
-        s = _seed_arg(seed, self.num_envs)
-        if isinstance(s, int):
-            self._g.set_seeds(s)
-        else:
-            self._g.set_seeds_array(s)
-
-    def generate(self, mask: Any = None, advance: bool = False) -> Track:
-        """Generates the batch and returns the (same) Track.
-
-        With ``mask`` (an [E] int32 or bool array), only envs with
-        ``mask[e] != 0`` are regenerated, first advancing their epoch when
-        ``advance`` is true (a new track for the same seed); every other env
-        stays bit-identical.
-        """
-        if mask is None:
-            if advance:
-                raise ValueError("trackgen.TrackGenerator.generate: advance needs a mask (use an all-ones mask)")
-            self._g.generate()
-        else:
-            m = _int32_array(mask, "trackgen.TrackGenerator.generate", "mask", self.num_envs, allow_bool=True)
-            self._g.generate_masked(m, bool(advance))
-        return self._track
-
-    def __iter__(self) -> Iterator[Track]:
-        raise TypeError("TrackGenerator is not iterable; call generate()")
 
     def __repr__(self) -> str:
         return f"TrackGenerator(num_envs={self.num_envs}, generator={self.config.generator!r}, backend={backend!r})"

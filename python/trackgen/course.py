@@ -16,6 +16,7 @@ from typing import Any, Mapping, Optional
 import numpy as np
 
 from . import _trackgen
+from ._common import JsonConfig, int32_array
 
 __all__ = ["Course", "StepResult"]
 
@@ -42,12 +43,11 @@ class StepResult:
 
 
 def _config_fields(config: Optional[Mapping[str, Any]], fields: dict) -> dict:
-    from . import TrackGenConfig  # noqa: PLC0415 (the package imports this module)
-
     merged = dict(config or {})
     merged.update(fields)
-    if isinstance(merged.get("gen"), TrackGenConfig):
-        merged["gen"] = merged["gen"].to_dict()
+    for key in ("gen", "gate_gen"):
+        if isinstance(merged.get(key), JsonConfig):
+            merged[key] = merged[key].to_dict()
     return merged
 
 
@@ -56,7 +56,7 @@ class Course:
 
     Fields as in C++ ``CourseConfig``: ``mode`` ("track" or "gates"), ``gen`` (a
     TrackGenConfig or a dict of its fields; ``gen["num_envs"]`` is E in track
-    mode), ``gate_gen`` (a dict of GateGenConfig fields, gates mode), ``seed``,
+    mode), ``gate_gen`` (a GateGenConfig or a dict of its fields, gates mode), ``seed``,
     ``seed_expansion`` ("arange" or "hashed"), ``checkpoint_spacing``,
     ``collision`` ("segments", "sdf" or None), ``max_boxes``, ``localize``,
     ``localize_window``, ``speed_limits`` (a dict of ``a_lat_max``, ``a_accel``,
@@ -122,15 +122,11 @@ class Course:
         """New tracks (or gates) for the envs with ``mask[e] != 0`` ([E] int32 or bool),
         advancing their epochs when ``advance``; their helpers are refreshed,
         every other env stays bit-identical."""
-        from . import _int32_array  # noqa: PLC0415
-
-        self._c.regenerate(_int32_array(mask, "trackgen.Course.regenerate", "mask", self.num_envs, True), bool(advance))
+        self._c.regenerate(int32_array(mask, "trackgen.Course.regenerate", "mask", self.num_envs, True), bool(advance))
 
     def reset(self, mask: Any) -> None:
         """Restarts progress and localization of the envs with ``mask[e] != 0`` (e.g. teleported agents)."""
-        from . import _int32_array  # noqa: PLC0415
-
-        self._c.reset(_int32_array(mask, "trackgen.Course.reset", "mask", self.num_envs, True))
+        self._c.reset(int32_array(mask, "trackgen.Course.reset", "mask", self.num_envs, True))
 
     def generate(self, seed: Optional[int] = None) -> None:
         """Regenerates the whole batch (with base seed ``seed`` if given; epochs back to 0)."""
