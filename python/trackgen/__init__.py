@@ -12,7 +12,7 @@ thread count) and finalized when the interpreter exits.
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator, Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Union
 
 import numpy as np
 
@@ -41,6 +41,7 @@ __all__ = [
     "initialize",
     "is_initialized",
 ]
+
 
 def initialize(num_threads: Optional[int] = None) -> None:
     """Initializes Kokkos once with ``num_threads`` host threads.
