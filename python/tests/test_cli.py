@@ -63,7 +63,9 @@ def test_default_config_equals_the_cli_bit_for_bit(tmp_path):
 
 @pytest.mark.parametrize("generator", ["polar", "hull", "voronoi", "checkpoint"])
 def test_a_config_file_gives_the_cli_tracks_bit_for_bit(tmp_path, generator):
-    config = trackgen.TrackGenConfig(num_envs=12, generator=generator, half_width=0.08, z_profile="random_walk")
+    config = trackgen.TrackGenConfig(
+        num_envs=12, generator=generator, half_width=0.08, z_profile="random_walk", z_min=-0.5, z_max=0.5
+    )
     path = tmp_path / "config.json"
     path.write_text(config.to_json())
     doc = run_cli(tmp_path, "--config", str(path), "--seed", "-3")

@@ -49,6 +49,8 @@ class JsonConfig:
         return type(self)(self.to_dict(), **kwargs)
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # e.g. _c before __init__ set it
+            raise AttributeError(name)
         d = self._c.to_object()
         if name in d:
             return d[name]
