@@ -8,8 +8,11 @@
 // Every timed call starts after a barrier of the r ranks and lasts until the
 // slowest rank's fence (the maximum over the ranks); the warm-up and rep counts
 // follow the summed call times, which every rank agrees on, so all ranks run
-// the same number of calls. Per point: median/min/max ms, tracks/s, and each
-// rank's peak resident memory (getrusage) and device bytes.
+// the same number of calls. Per point: median/min/max ms, tracks/s, the
+// efficiency, the same from CPU time (the largest process CPU time of a rank
+// per call: on a shared, oversubscribed machine it follows the work each rank
+// does, where wall time follows the other jobs), and each rank's peak resident
+// memory (getrusage) and device bytes.
 #include "bench.hpp"
 
 #include <trackgen/mpi/mpi.hpp>
@@ -21,6 +24,7 @@
 #include <thread>
 
 #include <sys/resource.h>
+#include <time.h>
 
 namespace trackgen::app::bench {
 namespace {
@@ -44,6 +48,13 @@ double max_rss_mb() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
+/// CPU time of this process (every thread), in ms.
+double cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
+}
+
 /// The rank counts of the run: 1, 2, 4, ... below R, and R.
 std::vector<int> rank_counts(int R) {
   std::vector<int> r;
@@ -56,9 +67,10 @@ struct Point {
   std::string generator, scaling;
   int ranks = 0, envs = 0;
   int warmup = 0;
-  std::vector<double> ms;                 // per timed call: the slowest rank's time
+  std::vector<double> ms;                 // per timed call: the slowest rank's wall time
+  std::vector<double> cpu;                // per timed call: the largest CPU time of a rank
   std::vector<double> rss_mb, device_mb;  // per rank (rank 0 only)
-  double median_ms = 0.0;
+  double median_ms = 0.0, median_cpu_ms = 0.0;
 };
 
 /// Collective over `comm` (the r measuring ranks): builds the batch and times it.
@@ -68,16 +80,19 @@ Point measure(MPI_Comm comm, const TrackGenConfig& config, const BenchOptions& o
   mpi::DistributedBatch<Space> batch(comm, space, config, o.batch.seed);
   batch.set_policy(policy);
   space.fence();
+  Point p;
+  double last_cpu = 0.0;
   const auto call = [&] {
     MPI_Barrier(comm);
+    const double c0 = cpu_ms();
     const auto t0 = Clock::now();
     batch.generate();
     space.fence();
-    double ms = 1e3 * seconds_since(t0), slowest = 0.0;
-    MPI_Allreduce(&ms, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-    return slowest;
+    double mine[2] = {1e3 * seconds_since(t0), cpu_ms() - c0}, slowest[2] = {0.0, 0.0};
+    MPI_Allreduce(mine, slowest, 2, MPI_DOUBLE, MPI_MAX, comm);
+    last_cpu = slowest[1];
+    return slowest[0];
   };
-  Point p;
   const Timing& t = o.timing;
   double spent = call();  // the first call records the graph: always a warm-up call
   p.warmup = 1;
@@ -91,9 +106,11 @@ Point measure(MPI_Comm comm, const TrackGenConfig& config, const BenchOptions& o
                     : static_cast<int>(p.ms.size()) < t.min_reps ||
                           (static_cast<int>(p.ms.size()) < t.max_reps && spent < 1e3 * t.min_time)) {
     p.ms.push_back(call());
+    p.cpu.push_back(last_cpu);
     spent += p.ms.back();
   }
   p.median_ms = percentile(p.ms, 50.0);
+  p.median_cpu_ms = percentile(p.cpu, 50.0);
   int r = 0, size = 0;
   MPI_Comm_rank(comm, &r);
   MPI_Comm_size(comm, &size);
@@ -153,27 +170,34 @@ void run_ranks(const BenchOptions& o) {
                 R == 1 ? "" : "s", threads, threads == 1 ? "" : "s", Space::name(),
                 o.policies.empty() ? "graph" : o.policies.front().c_str(), strong, weak);
     if (R == 1) std::printf("  (one rank: run it under mpiexec -n R for more)\n");
-    std::printf("| %-10s | %-7s | %5s | %7s | %7s | %10s | %10s | %10s | %14s | %13s |\n", "gen", "scaling", "ranks",
-                "E", "E/rank", "median ms", "tracks/s", "efficiency", "max RSS MiB/r", "device MiB/r");
-    std::printf("|%s|\n", std::string(126, '-').c_str());
+    std::printf("| %-10s | %-7s | %5s | %7s | %7s | %10s | %10s | %10s | %10s | %8s | %13s | %12s |\n", "gen",
+                "scaling", "ranks", "E", "E/rank", "median ms", "tracks/s", "efficiency", "cpu ms", "cpu eff.",
+                "max RSS MiB/r", "device MiB/r");
+    std::printf("|%s|\n", std::string(149, '-').c_str());
   }
   std::ofstream jsonl;
   if (rank == 0 && !o.json_out.empty()) jsonl.open(o.json_out);
   const json context = run_context(Space::name(), threads, threads);
   for (const auto& g : generators) {
     for (const char* scaling : {"strong", "weak"}) {
-      double t1 = 0.0;
+      double t1 = 0.0, c1 = 0.0;
       for (int r : rank_counts(R)) {
         const int E = std::string(scaling) == "strong" ? strong : weak * r;
         const Point p = run_point<Space>(base, g, scaling, r, E, o, policy);
         if (rank != 0) continue;
-        if (r == 1) t1 = p.median_ms;
-        // strong: T(1) / (r T(r)); weak: T(1, W) / T(r, r W)
-        const double eff = std::string(scaling) == "strong" ? t1 / (r * p.median_ms) : t1 / p.median_ms;
+        if (r == 1) {
+          t1 = p.median_ms;
+          c1 = p.median_cpu_ms;
+        }
+        // strong: T(1) / (r T(r)); weak: T(1, W) / T(r, r W); the same from CPU times
+        const double k = std::string(scaling) == "strong" ? r : 1.0;
+        const double eff = t1 / (k * p.median_ms), cpu_eff = c1 / (k * p.median_cpu_ms);
         const double rss = *std::max_element(p.rss_mb.begin(), p.rss_mb.end());
         const double dev = *std::max_element(p.device_mb.begin(), p.device_mb.end());
-        std::printf("| %-10s | %-7s | %5d | %7d | %7d | %10.2f | %10.0f | %10.3f | %14.1f | %13.1f |\n", g.c_str(),
-                    scaling, r, E, E / r, p.median_ms, 1e3 * E / p.median_ms, eff, rss, dev);
+        std::printf(
+            "| %-10s | %-7s | %5d | %7d | %7d | %10.2f | %10.0f | %10.3f | %10.2f | %8.3f | %13.1f | %12.1f |\n",
+            g.c_str(), scaling, r, E, E / r, p.median_ms, 1e3 * E / p.median_ms, eff, p.median_cpu_ms, cpu_eff, rss,
+            dev);
         std::fflush(stdout);
         if (jsonl.is_open()) {
           json j = {{"kind", "ranks"},
@@ -191,14 +215,17 @@ void run_ranks(const BenchOptions& o) {
                     {"max_ms", *std::max_element(p.ms.begin(), p.ms.end())},
                     {"tracks_per_s", 1e3 * E / p.median_ms},
                     {"efficiency", eff},
+                    {"cpu_ms", p.cpu},
+                    {"median_cpu_ms", p.median_cpu_ms},
+                    {"cpu_efficiency", cpu_eff},
                     {"max_rss_mb", p.rss_mb},
                     {"device_mb", p.device_mb},
                     {"context", context}};
           jsonl << j.dump() << "\n";
         }
         if (r == R) {
-          std::printf("  %s %s scaling at %d ranks: efficiency %.3f; peak RSS per rank %s MiB\n", g.c_str(), scaling, R,
-                      eff, join(p.rss_mb, "%.1f").c_str());
+          std::printf("  %s %s scaling at %d ranks: efficiency %.3f (CPU time: %.3f); peak RSS per rank %s MiB\n",
+                      g.c_str(), scaling, R, eff, cpu_eff, join(p.rss_mb, "%.1f").c_str());
         }
       }
     }
