@@ -119,7 +119,10 @@ void write_file(const std::string& path, const std::string& text);
 /// TRACKGEN_MPI=0) one process, and MPI is never initialized.
 class ProcessGroup {
  public:
+  /// Initializes MPI when an MPI launcher started this process (MPI_Init may
+  /// consume its own arguments of argc/argv).
   ProcessGroup(int& argc, char**& argv);
+  /// Finalizes MPI if it was initialized (after Kokkos::finalize()).
   ~ProcessGroup();
   ProcessGroup(const ProcessGroup&) = delete;
   ProcessGroup& operator=(const ProcessGroup&) = delete;

@@ -28,6 +28,7 @@ class RankBatch {
     single_ = std::make_unique<TrackGenerator<Space>>(space, config, SeedState<Space>(space, config.num_envs, seed));
   }
 
+  /// The producer's execution policy (TrackGenerator::set_policy).
   void set_policy(Policy p) {
 #if TRACKGEN_APP_MPI
     if (dist_) return dist_->set_policy(p);
@@ -41,6 +42,7 @@ class RankBatch {
 #endif
     single_->generate();
   }
+  /// The execution-space instance of this process's producer.
   const Space& space() const {
 #if TRACKGEN_APP_MPI
     if (dist_) return dist_->space();

@@ -100,12 +100,16 @@ class DistributedBatch {
   int num_envs() const { return config_.num_envs; }
   /// The global seeds of the local envs (host copy of the initial seeds).
   const std::vector<std::int32_t>& seeds() const { return seeds_; }
+  /// This rank's slice of the global envs.
   const Slice& slice() const { return slices_[static_cast<std::size_t>(rank_)]; }
   /// Every rank's slice, in rank order.
   const std::vector<Slice>& slices() const { return slices_; }
+  /// The communicator (not owned: it must outlive the batch), this process's
+  /// rank in it and its number of ranks.
   MPI_Comm comm() const { return comm_; }
   int rank() const { return rank_; }
   int size() const { return static_cast<int>(slices_.size()); }
+  /// The execution-space instance of every allocation and launch of this rank.
   const Space& space() const { return space_; }
   /// Sets the local producer's execution policy (TrackGenerator::set_policy).
   void set_policy(Policy p);

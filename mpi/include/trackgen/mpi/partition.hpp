@@ -25,6 +25,7 @@ struct Slice {
   int count = 0;
   /// One past the last global env id of the slice.
   int end() const { return first + count; }
+  /// Same first and count.
   bool operator==(const Slice&) const = default;
 };
 
