@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -110,6 +111,33 @@ GateSummary summarize_gates(const GateBatch& b);
 
 /// Writes `text` to `path` (creating parent folders); throws std::runtime_error.
 void write_file(const std::string& path, const std::string& text);
+
+/// The processes of one run of the tool (apps/mpi_app.cpp; apps/mpi_none.cpp in a
+/// build without MPI). Started by an MPI launcher (mpiexec, srun: docs/mpi.md) in
+/// a build with MPI, the ranks of MPI_COMM_WORLD: MPI is initialized here, before
+/// Kokkos, and finalized when this object dies, after Kokkos. Otherwise (or with
+/// TRACKGEN_MPI=0) one process, and MPI is never initialized.
+class ProcessGroup {
+ public:
+  /// Initializes MPI when an MPI launcher started this process (MPI_Init may
+  /// consume its own arguments of argc/argv).
+  ProcessGroup(int& argc, char**& argv);
+  /// Finalizes MPI if it was initialized (after Kokkos::finalize()).
+  ~ProcessGroup();
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
+  /// Initializes Kokkos with `threads` host threads (<= 0: Kokkos' default)
+  /// and, on a GPU backend under MPI, the device of the node-local rank.
+  void initialize_kokkos(int threads) const;
+  /// A subcommand threw `e` on this rank: under several ranks, an error that
+  /// every rank did not raise together aborts the job (MPI_Abort) rather than
+  /// leaving the other ranks waiting in a collective.
+  void on_error(const std::exception& e) const;
+};
+
+/// This process's rank and the number of ranks of the run (0 and 1 without MPI).
+int process_rank();
+int process_count();
 
 /// A subcommand: its CLI11 node and what it runs once Kokkos is initialized.
 struct Command {
