@@ -25,6 +25,7 @@ TrackGenConfig make_config(const BatchOptions& o, int default_envs) {
   if (o.config_file.empty()) c.num_envs = default_envs;
   if (!o.generator.empty()) c.generator = o.generator;
   if (o.envs > 0) c.num_envs = o.envs;
+  c.validate();  // before anything is allocated (the seeds of a runaway --envs included)
   return c;
 }
 
