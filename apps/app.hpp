@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <string>
@@ -62,11 +64,13 @@ struct Batch {
 };
 
 /// tracks.json: {"config", "backend", "tracks": [{env, seed, valid, count,
-/// length, winding, truncated, center, outer, inner}]} with real points only.
+/// length, winding, truncated, invalid_reason, center, outer, inner}]} with
+/// real points only; invalid_reason lists the names of the track's
+/// InvalidReason bits (empty for a valid track).
 nlohmann::json batch_json(const Batch& b);
 
 /// tracks.svg: a grid with one cell per track (borders, start point and
-/// direction; invalid tracks marked). `paths`, when given, holds one polyline
+/// direction; invalid tracks in red, their reasons along the bottom). `paths`, when given, holds one polyline
 /// per env drawn over its track (NaN points break the line).
 std::string batch_svg(const Batch& b, const std::vector<std::vector<Vec3f>>* paths = nullptr);
 
@@ -108,6 +112,19 @@ struct GateSummary {
   double min_centre_distance = 0.0;
 };
 GateSummary summarize_gates(const GateBatch& b);
+
+/// "12 invalid: 9 thickness, 3 crossing" for the Track `track` (any memory
+/// space); logs a warning when no track of the batch is valid.
+template <class M>
+std::string invalid_line(const Track<M>& track) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), track.invalid_reason);
+  std::vector<std::int32_t> masks(host.data(), host.data() + host.extent(0));
+  const std::string line = invalid_summary(masks);
+  if (std::all_of(masks.begin(), masks.end(), [](std::int32_t m) { return m != 0; })) {
+    logging::warn("no track of the batch is valid (" + line + "); see the reasons in docs/algorithms.md#invalid-reasons");
+  }
+  return line;
+}
 
 /// Writes `text` to `path` (creating parent folders); throws std::runtime_error.
 void write_file(const std::string& path, const std::string& text);

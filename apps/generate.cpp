@@ -52,6 +52,7 @@ void run_generate(const GenerateOptions& o) {
   if (process_count() > 1) std::printf("  ranks          %d (MPI, block partition)\n", process_count());
   std::printf("  yield          %.4f (%d / %d valid, %d truncated)\n", counts.yield(), counts.num_valid, E,
               counts.num_truncated);
+  std::printf("  invalid        %s\n", invalid_line(gen.track()).c_str());
   std::printf("  mean length    %.3f\n", stats.mean_length);
   std::printf("  compactness    %.3f (median of valid)\n", stats.compactness_p50);
   std::printf("  time/batch     %.2f ms (median of %zu; first call %.2f ms)\n", percentile(ms, 50.0), ms.size(),

@@ -27,13 +27,15 @@ struct MetricsOptions {
 
 constexpr int default_envs = 512;
 
-/// One generator's statistics (its batch generated once, then timed).
+/// One generator's statistics (its batch generated once, then timed) and, in
+/// `invalid`, the summary of its invalid tracks' reasons.
 template <class Space>
-BatchStats measure(const TrackGenConfig& config, const MetricsOptions& o) {
+BatchStats measure(const TrackGenConfig& config, const MetricsOptions& o, std::string& invalid) {
   const Space space;
   TrackGenerator<Space> gen(space, config, SeedState<Space>(space, config.num_envs, o.batch.seed));
   gen.generate();
   BatchStats s = batch_stats(gen);
+  invalid = invalid_line(gen.track());
   for (int i = 0; i < o.warm; ++i) gen.generate();
   gen.space().fence();
   double total_ms = 0.0;
@@ -105,12 +107,14 @@ void run_metrics(const MetricsOptions& o) {
       all ? available_generators<Space>() : std::vector<std::string>{config.generator};
 
   int failed = 0, printed = 0;
+  std::vector<std::string> invalid_lines;
   for (const auto& name : names) {
     TrackGenConfig c = config;
     c.generator = name;
     BatchStats s;
+    std::string invalid;
     try {
-      s = measure<Space>(c, o);
+      s = measure<Space>(c, o, invalid);
     } catch (const std::exception& e) {
       if (!all) throw;
       std::cerr << "trackgen metrics: generator '" << name << "' skipped: " << e.what() << "\n";
@@ -122,6 +126,7 @@ void run_metrics(const MetricsOptions& o) {
       j["seed"] = o.batch.seed;
       j["backend"] = Space::name();
       j["concurrency"] = compat::concurrency(Space());
+      j["invalid_summary"] = invalid;
       std::cout << j.dump() << std::endl;
     } else {
       if (printed++ == 0) {  // after the first success: a bad --generator prints no empty table
@@ -130,8 +135,10 @@ void run_metrics(const MetricsOptions& o) {
         print_header();
       }
       print_stats(s);
+      invalid_lines.push_back(name + ": " + invalid);
     }
   }
+  for (const auto& line : invalid_lines) std::printf("%s\n", line.c_str());
   if (failed > 0 && failed == static_cast<int>(names.size())) {
     throw std::runtime_error("metrics: every generator failed");
   }
