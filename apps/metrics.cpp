@@ -3,6 +3,7 @@
 // metrics on the device, the batch statistics on the host, and the time per
 // generate() call (2 warm-up calls, then the mean of 5 fenced calls).
 #include "app.hpp"
+#include "progress.hpp"
 
 #include <trackgen/metrics/metrics.hpp>
 
@@ -105,6 +106,7 @@ void run_metrics(const MetricsOptions& o) {
       all ? available_generators<Space>() : std::vector<std::string>{config.generator};
 
   int failed = 0, printed = 0;
+  Progress progress("metrics", static_cast<long long>(names.size()), "generators");
   for (const auto& name : names) {
     TrackGenConfig c = config;
     c.generator = name;
@@ -115,6 +117,7 @@ void run_metrics(const MetricsOptions& o) {
       if (!all) throw;
       std::cerr << "trackgen metrics: generator '" << name << "' skipped: " << e.what() << "\n";
       ++failed;
+      progress.advance();
       continue;
     }
     if (o.json) {
@@ -131,7 +134,9 @@ void run_metrics(const MetricsOptions& o) {
       }
       print_stats(s);
     }
+    progress.advance();
   }
+  progress.finish();
   if (failed > 0 && failed == static_cast<int>(names.size())) {
     throw std::runtime_error("metrics: every generator failed");
   }
@@ -187,6 +192,7 @@ Command add_metrics_command(CLI::App& app) {
       ->description(
           "centerline generator, or 'all' for every registered one (default: all; with --config: the config's)");
   cmd->add_flag("--json", o->json, "print one JSON object per generator instead of the table");
+  add_quiet_option(*cmd);
   cmd->add_option("--mode", o->mode,
                   "track: the track quality table; gates: gate yield, mean gate count and closest gate centres "
                   "per gate generator, --config then holds GateGenConfig fields (default: track)")

@@ -17,5 +17,6 @@
 #include <trackgen/metrics/metrics.hpp>
 #include <trackgen/pipeline/gate_generator.hpp>
 #include <trackgen/pipeline/stages.hpp>
+#include <trackgen/pipeline/chunked.hpp>
 #include <trackgen/pipeline/track_generator.hpp>
 #include <trackgen/runtime.hpp>
