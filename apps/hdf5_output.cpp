@@ -35,7 +35,8 @@ int default_chunk_envs(const TrackGenConfig& config, const std::string& backend)
 Hdf5Summary write_tracks_hdf5(const TrackGenConfig& config, const std::string& backend, std::int32_t k, int chunk_envs,
                               bool eager, const std::string& path) {
   Hdf5Summary s;
-  s.chunk_envs = chunk_envs > 0 ? std::min(chunk_envs, config.num_envs) : default_chunk_envs(config, backend);
+  s.chunk_envs = chunk_size(
+      config.num_envs, chunk_envs > 0 ? std::min(chunk_envs, config.num_envs) : default_chunk_envs(config, backend));
   const auto t0 = std::chrono::steady_clock::now();
   with_backend(backend, [&]<class Space>() {
     io::TrackFileWriter file(path, config, Space::name());  // before any work: the folder is writable
@@ -44,12 +45,11 @@ Hdf5Summary write_tracks_hdf5(const TrackGenConfig& config, const std::string& b
     std::vector<std::int32_t> seeds;
     generate_chunked(
         Space(), config, k, s.chunk_envs,
-        [&](int first, const TrackGenerator<Space>& gen) {
+        [&](int first, int n, const TrackGenerator<Space>& gen) {
           const auto host = gen.track().to_host();
-          const int n = host.num_envs();
           seeds.resize(static_cast<std::size_t>(n));
           for (int i = 0; i < n; ++i) seeds[std::size_t(i)] = expand_seed(k, first + i, SeedExpansion::arange);
-          file.append(host, seeds);
+          file.append(host, seeds, n);
           for (int e = 0; e < n; ++e) {
             if (host.valid(e) == 0) continue;
             ++s.counts.num_valid;

@@ -19,7 +19,7 @@ void require_hdf5();
 struct Hdf5Summary {
   TrackCounts counts;        ///< over the whole batch
   double mean_length = 0.0;  ///< mean perimeter of the valid tracks (NaN without)
-  int chunk_envs = 0;        ///< envs per chunk
+  int chunk_envs = 0;        ///< envs per chunk (balanced: chunk_size())
   int chunks = 0;            ///< chunks generated
   double seconds = 0.0;      ///< generation and writing, end to end
   std::uintmax_t bytes = 0;  ///< size of the file

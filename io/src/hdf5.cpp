@@ -21,7 +21,7 @@ static_assert(sizeof(Vec3f) == 3 * sizeof(float), "Vec3f must be three packed fl
 static_assert(sizeof(Quatf) == 4 * sizeof(float), "Quatf must be four packed floats");
 
 constexpr int format_version = 1;
-constexpr unsigned deflate_level = 4;
+constexpr unsigned deflate_level = 1;
 constexpr std::size_t target_chunk_bytes = std::size_t(1) << 20;  // ~1 MiB per HDF5 chunk
 constexpr std::size_t chunk_cache_bytes = std::size_t(4) << 20;   // per dataset, holds a chunk across appends
 constexpr std::true_type per_point{};
@@ -272,20 +272,27 @@ class BatchFileWriter {
   }
 
   /// Checks the chunk's shape before anything is written.
-  void check_chunk(int chunk_envs, int chunk_stride, std::size_t num_seeds, const char* stride_name) const {
+  /// The envs to write (`envs`, or all of the chunk's when -1).
+  int check_chunk(int chunk_envs, int envs, int chunk_stride, std::size_t num_seeds, const char* stride_name) const {
     if (closed_) throw ConfigError(where_.api + "::append: the file is already closed");
+    if (envs < -1 || envs > chunk_envs) {
+      throw ConfigError(where_.api + "::append: envs must be -1 (all) or at most the chunk's num_envs " +
+                        std::to_string(chunk_envs) + ", got " + std::to_string(envs));
+    }
+    if (envs == -1) envs = chunk_envs;
     if (chunk_stride != stride_) {
       throw ConfigError(where_.api + "::append: chunk " + stride_name + " must equal the config's " + stride_name +
                         " " + std::to_string(stride_) + ", got " + std::to_string(chunk_stride));
     }
-    if (num_seeds != static_cast<std::size_t>(chunk_envs)) {
-      throw ConfigError(where_.api + "::append: seeds must hold one seed per env of the chunk (" +
-                        std::to_string(chunk_envs) + "), got " + std::to_string(num_seeds));
+    if (num_seeds != static_cast<std::size_t>(envs)) {
+      throw ConfigError(where_.api + "::append: seeds must hold one seed per env appended (" + std::to_string(envs) +
+                        "), got " + std::to_string(num_seeds));
     }
-    if (chunk_envs > num_envs_ - written_) {
-      throw ConfigError(where_.api + "::append: chunk num_envs " + std::to_string(chunk_envs) + " exceeds the " +
+    if (envs > num_envs_ - written_) {
+      throw ConfigError(where_.api + "::append: chunk num_envs " + std::to_string(envs) + " exceeds the " +
                         std::to_string(num_envs_ - written_) + " envs left of the file's " + std::to_string(num_envs_));
     }
+    return envs;
   }
 
   /// Writes rows [written_, written_ + n) of every dataset from `data` (one
@@ -485,9 +492,9 @@ TrackFileWriter::TrackFileWriter(const std::string& path, const TrackGenConfig& 
 
 TrackFileWriter::~TrackFileWriter() = default;
 
-void TrackFileWriter::append(const Track<Kokkos::HostSpace>& chunk, std::span<const std::int32_t> seeds) {
-  impl_->check_chunk(chunk.num_envs(), chunk.n_max(), seeds.size(), "N_max");
-  impl_->append(chunk.num_envs(), field_data(chunk, track_list, seeds));
+void TrackFileWriter::append(const Track<Kokkos::HostSpace>& chunk, std::span<const std::int32_t> seeds, int envs) {
+  const int n = impl_->check_chunk(chunk.num_envs(), envs, chunk.n_max(), seeds.size(), "N_max");
+  impl_->append(n, field_data(chunk, track_list, seeds));
 }
 
 int TrackFileWriter::envs_written() const { return impl_->written(); }
@@ -503,9 +510,10 @@ GateFileWriter::GateFileWriter(const std::string& path, const GateGenConfig& con
 
 GateFileWriter::~GateFileWriter() = default;
 
-void GateFileWriter::append(const GateSequence<Kokkos::HostSpace>& chunk, std::span<const std::int32_t> seeds) {
-  impl_->check_chunk(chunk.num_envs(), chunk.max_gates(), seeds.size(), "max_gates");
-  impl_->append(chunk.num_envs(), field_data(chunk, gate_list, seeds));
+void GateFileWriter::append(const GateSequence<Kokkos::HostSpace>& chunk, std::span<const std::int32_t> seeds,
+                            int envs) {
+  const int n = impl_->check_chunk(chunk.num_envs(), envs, chunk.max_gates(), seeds.size(), "max_gates");
+  impl_->append(n, field_data(chunk, gate_list, seeds));
 }
 
 int GateFileWriter::envs_written() const { return impl_->written(); }

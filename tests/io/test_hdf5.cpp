@@ -132,9 +132,9 @@ TEMPLATE_TEST_CASE("HDF5 streamed chunks equal the one-batch file", "[hdf5]", TR
   const std::int32_t k = 3;
   io::TrackFileWriter w((dir / "tracks.h5").string(), c, Space::name());
   CHECK(w.num_envs() == 11);
-  generate_chunked(Space(), c, k, 4, [&](int first, const TrackGenerator<Space>& gen) {
-    w.append(gen.track(), arange_seeds(k, first, gen.track().num_envs()));
-    CHECK(w.envs_written() == first + gen.track().num_envs());
+  generate_chunked(Space(), c, k, 4, [&](int first, int n, const TrackGenerator<Space>& gen) {
+    w.append(gen.track(), arange_seeds(k, first, n), n);  // the last chunk: 3 of its 4 envs
+    CHECK(w.envs_written() == first + n);
   });
   CHECK_FALSE(fs::exists(dir / "tracks.h5"));  // only the temporary until close()
   w.close();
@@ -195,6 +195,8 @@ TEMPLATE_TEST_CASE("HDF5 writer refuses bad chunks and never leaves a partial fi
     g3.generate();
     io::TrackFileWriter w(file.string(), c, Space::name());
     CHECK_THROWS_WITH(w.append(g3.track(), arange_seeds(0, 0, 2)), Catch::Contains("seeds"));
+    CHECK_THROWS_WITH(w.append(g3.track(), arange_seeds(0, 0, 4), 4),
+                      Catch::Contains("envs") && Catch::Contains("num_envs 3") && Catch::Contains("got 4"));
     w.append(g3.track(), arange_seeds(0, 0, 3));
     CHECK_THROWS_WITH(w.append(g3.track(), arange_seeds(0, 3, 3)),
                       Catch::Contains("num_envs 3") && Catch::Contains("1 envs left"));

@@ -22,7 +22,6 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace trackgen::io {
@@ -69,18 +68,19 @@ class TrackFileWriter {
   TrackFileWriter(const TrackFileWriter&) = delete;
   TrackFileWriter& operator=(const TrackFileWriter&) = delete;
 
-  /// Writes the envs of `chunk` (host memory) with their base `seeds` as envs
-  /// [envs_written(), envs_written() + chunk.num_envs()) of the file.
-  /// ConfigError, before writing anything, unless chunk.n_max() equals the
-  /// config's N_max, seeds.size() equals chunk.num_envs() and the chunk fits in
-  /// the envs left; std::runtime_error when HDF5 fails.
-  void append(const Track<Kokkos::HostSpace>& chunk, std::span<const std::int32_t> seeds);
+  /// Writes the first `envs` envs of `chunk` (host memory; -1: all of them)
+  /// with their base `seeds` as envs [envs_written(), envs_written() + envs) of
+  /// the file. ConfigError, before writing anything, unless chunk.n_max()
+  /// equals the config's N_max, envs is at most chunk.num_envs(), seeds.size()
+  /// equals envs and they fit in the envs left; std::runtime_error when HDF5
+  /// fails.
+  void append(const Track<Kokkos::HostSpace>& chunk, std::span<const std::int32_t> seeds, int envs = -1);
 
-  /// The same for a Track in another memory space: mirrored to host first.
+  /// The same for a Track in another memory space (the overload above is
+  /// chosen for host memory): mirrored to host first.
   template <class M>
-  requires(!std::is_same_v<M, Kokkos::HostSpace>) void append(const Track<M>& chunk,
-                                                              std::span<const std::int32_t> seeds) {
-    append(chunk.to_host(), seeds);
+  void append(const Track<M>& chunk, std::span<const std::int32_t> seeds, int envs = -1) {
+    append(chunk.to_host(), seeds, envs);
   }
 
   /// Envs appended so far.
@@ -109,15 +109,15 @@ class GateFileWriter {
   GateFileWriter(const GateFileWriter&) = delete;
   GateFileWriter& operator=(const GateFileWriter&) = delete;
 
-  /// Writes the envs of `chunk` with their base `seeds` as the next envs of
-  /// the file (checks as TrackFileWriter::append, against max_gates).
-  void append(const GateSequence<Kokkos::HostSpace>& chunk, std::span<const std::int32_t> seeds);
+  /// Writes the first `envs` envs of `chunk` (-1: all) with their base `seeds`
+  /// as the next envs of the file (checks as TrackFileWriter::append, against
+  /// max_gates).
+  void append(const GateSequence<Kokkos::HostSpace>& chunk, std::span<const std::int32_t> seeds, int envs = -1);
 
   /// The same for a GateSequence in another memory space: mirrored to host first.
   template <class M>
-  requires(!std::is_same_v<M, Kokkos::HostSpace>) void append(const GateSequence<M>& chunk,
-                                                              std::span<const std::int32_t> seeds) {
-    append(chunk.to_host(), seeds);
+  void append(const GateSequence<M>& chunk, std::span<const std::int32_t> seeds, int envs = -1) {
+    append(chunk.to_host(), seeds, envs);
   }
 
   /// Envs appended so far.
