@@ -71,6 +71,7 @@ if(HDF5)
     message(FATAL_ERROR "generate --format hdf5 left temporaries: ${leftovers}")
   endif()
 else()
+  file(REMOVE_RECURSE ${OUT})
   execute_process(COMMAND ${TRACKGEN} generate --format hdf5 --envs 4 --out ${OUT}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(rc EQUAL 0 OR NOT err MATCHES "libhdf5-dev" OR EXISTS ${OUT})
