@@ -35,11 +35,11 @@ int default_chunk_envs(const TrackGenConfig& config, const std::string& backend)
 Hdf5Summary write_tracks_hdf5(const TrackGenConfig& config, const std::string& backend, std::int32_t k, int chunk_envs,
                               bool eager, const std::string& path) {
   Hdf5Summary s;
-  s.chunk_envs = chunk_size(
-      config.num_envs, chunk_envs > 0 ? std::min(chunk_envs, config.num_envs) : default_chunk_envs(config, backend));
   const auto t0 = std::chrono::steady_clock::now();
   with_backend(backend, [&]<class Space>() {
     io::TrackFileWriter file(path, config, Space::name());  // before any work: the folder is writable
+    s.chunk_envs = chunk_size(
+        config.num_envs, chunk_envs > 0 ? std::min(chunk_envs, config.num_envs) : default_chunk_envs(config, backend));
     Progress progress("generate", config.num_envs, "envs");
     double length_sum = 0.0;
     std::vector<std::int32_t> seeds;
