@@ -3,6 +3,7 @@
 // metrics on the device, the batch statistics on the host, and the time per
 // generate() call (2 warm-up calls, then the mean of 5 fenced calls).
 #include "app.hpp"
+#include "progress.hpp"
 
 #include <trackgen/metrics/metrics.hpp>
 
@@ -108,6 +109,7 @@ void run_metrics(const MetricsOptions& o) {
 
   int failed = 0, printed = 0;
   std::vector<std::string> invalid_lines;
+  Progress progress("metrics", static_cast<long long>(names.size()), "generators");
   for (const auto& name : names) {
     TrackGenConfig c = config;
     c.generator = name;
@@ -119,6 +121,7 @@ void run_metrics(const MetricsOptions& o) {
       if (!all) throw;
       std::cerr << "trackgen metrics: generator '" << name << "' skipped: " << e.what() << "\n";
       ++failed;
+      progress.advance();
       continue;
     }
     if (o.json) {
@@ -137,7 +140,9 @@ void run_metrics(const MetricsOptions& o) {
       print_stats(s);
       invalid_lines.push_back(name + ": " + invalid);
     }
+    progress.advance();
   }
+  progress.finish();
   for (const auto& line : invalid_lines) std::printf("%s\n", line.c_str());
   if (failed > 0 && failed == static_cast<int>(names.size())) {
     throw std::runtime_error("metrics: every generator failed");
@@ -194,6 +199,7 @@ Command add_metrics_command(CLI::App& app) {
       ->description(
           "centerline generator, or 'all' for every registered one (default: all; with --config: the config's)");
   cmd->add_flag("--json", o->json, "print one JSON object per generator instead of the table");
+  add_quiet_option(*cmd);
   cmd->add_option("--mode", o->mode,
                   "track: the track quality table; gates: gate yield, mean gate count and closest gate centres "
                   "per gate generator, --config then holds GateGenConfig fields (default: track)")

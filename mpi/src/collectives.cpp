@@ -106,7 +106,7 @@ BatchStats reduce_stats(MPI_Comm comm, const std::vector<Slice>& slices, const s
 
 // The Track's field list as gather_tracks moves it; a field added to Track
 // changes its size and stops the build here until it is added below.
-static_assert(sizeof(Track<Kokkos::HostSpace>) == 12 * sizeof(Kokkos::View<int*, Kokkos::HostSpace>) + 2 * sizeof(int),
+static_assert(sizeof(Track<Kokkos::HostSpace>) == 13 * sizeof(Kokkos::View<int*, Kokkos::HostSpace>) + 2 * sizeof(int),
               "trackgen::mpi::gather_tracks: Track has another field; gather it too");
 
 Track<Kokkos::HostSpace> gather_tracks(MPI_Comm comm, const std::vector<Slice>& slices, int n_max,
@@ -142,6 +142,7 @@ Track<Kokkos::HostSpace> gather_tracks(MPI_Comm comm, const std::vector<Slice>& 
   env(in.winding, out.winding);
   env(in.truncated, out.truncated);
   env(in.sep_overflow, out.sep_overflow);
+  env(in.invalid_reason, out.invalid_reason);
   return out;
 }
 

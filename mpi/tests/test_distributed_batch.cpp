@@ -66,6 +66,7 @@ bool same_envs(const Track<Kokkos::HostSpace>& a, int a0, const Track<Kokkos::Ho
   env(a.winding, b.winding);
   env(a.truncated, b.truncated);
   env(a.sep_overflow, b.sep_overflow);
+  env(a.invalid_reason, b.invalid_reason);
   return same;
 }
 

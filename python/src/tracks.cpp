@@ -32,7 +32,8 @@ std::uintptr_t PyTrack::data_ptr(const std::string& field) const {
       {"outer", t.outer.data()},     {"center", t.center.data()},       {"inner", t.inner.data()},
       {"tangent", t.tangent.data()}, {"normal", t.normal.data()},       {"arclen", t.arclen.data()},
       {"length", t.length.data()},   {"valid", t.valid.data()},         {"count", t.count.data()},
-      {"winding", t.winding.data()}, {"truncated", t.truncated.data()}, {"sep_overflow", t.sep_overflow.data()}};
+      {"winding", t.winding.data()}, {"truncated", t.truncated.data()}, {"sep_overflow", t.sep_overflow.data()},
+      {"invalid_reason", t.invalid_reason.data()}};
   for (const auto& [name, ptr] : fields) {
     if (field == name) return reinterpret_cast<std::uintptr_t>(ptr);
   }
@@ -72,6 +73,8 @@ void bind_tracks(nb::module_& m) {
       .def_prop_ro("winding", [](nb::handle s) { return field(s, [](auto& t) { return t.winding; }); })
       .def_prop_ro("truncated", [](nb::handle s) { return field(s, [](auto& t) { return t.truncated; }); })
       .def_prop_ro("sep_overflow", [](nb::handle s) { return field(s, [](auto& t) { return t.sep_overflow; }); })
+      .def_prop_ro("invalid_reason",
+                   [](nb::handle s) { return field(s, [](auto& t) { return t.invalid_reason; }); })
       .def(
           "clone",
           [](const PyTrack& t) {

@@ -78,7 +78,7 @@ class Track:
     Per-point fields (``center``, ``outer``, ``inner``, ``tangent``, ``normal``:
     ``[E*N_max, 3]`` float32; ``arclen``: ``[E*N_max]``) hold env ``e`` in rows
     ``[e*N_max, (e+1)*N_max)``, the first ``count[e]`` real, the rest NaN.
-    Per-env fields: ``valid``, ``count``, ``truncated`` (int32), ``length``,
+    Per-env fields: ``valid``, ``count``, ``truncated``, ``invalid_reason`` (int32), ``length``,
     ``winding`` (float32), all ``[E]``. Every access returns an array over the
     library's memory (no copy) that keeps it alive. A generator's Track is
     refilled in place by every ``generate()``; ``clone()`` makes an independent
@@ -103,6 +103,10 @@ class Track:
     count = property(lambda self: self._t.count, doc="Real points per env [E] int32.")
     winding = property(lambda self: self._t.winding, doc="+1 CCW, -1 CW, 0 degenerate [E] float32.")
     truncated = property(lambda self: self._t.truncated, doc="1 where the track needed more than N_max points [E] int32.")
+    invalid_reason = property(
+        lambda self: self._t.invalid_reason,
+        doc="Why an env is invalid, a bitmask of trackgen::invalid_reason bits (0 when valid) [E] int32.",
+    )
 
     def points(self, env: int, field: str = "center") -> np.ndarray:
         """The ``count[env]`` real rows of a per-point field of env ``env`` (a view, host backends)."""
