@@ -3,6 +3,7 @@
 #include "app.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 
@@ -18,6 +19,8 @@ struct GenerateOptions {
 };
 
 constexpr int default_envs = 64;
+/// --repeat bound: enough for a stable median of any batch worth timing.
+constexpr int max_repeat = 10000;
 
 template <class Space>
 void run_generate(const GenerateOptions& o) {
@@ -35,8 +38,7 @@ void run_generate(const GenerateOptions& o) {
   Batch b{config, Space::name(), {}, gen.track().to_host()};
   for (int e = 0; e < config.num_envs; ++e) b.seeds.push_back(expand_seed(o.batch.seed, e, SeedExpansion::arange));
 
-  write_file(o.out + "/tracks.json", batch_json(b).dump() + "\n");
-  write_file(o.out + "/tracks.svg", batch_svg(b));
+  write_files({{o.out + "/tracks.json", batch_json(b).dump() + "\n"}, {o.out + "/tracks.svg", batch_svg(b)}});
 
   // Summary, from the metrics layer: the batch's counts, and the mean length and
   // median compactness of its measured valid tracks.
@@ -60,8 +62,7 @@ void run_generate_gates(const GenerateOptions& o) {
   const GateGenConfig config = make_gate_config(o.batch, default_envs);
   std::vector<double> ms;
   const GateBatch b = generate_gates(config, o.batch.backend, o.batch.seed, o.policy == "eager", &ms, o.repeat);
-  write_file(o.out + "/gates.json", gates_json(b).dump() + "\n");
-  write_file(o.out + "/gates.svg", gates_svg(b));
+  write_files({{o.out + "/gates.json", gates_json(b).dump() + "\n"}, {o.out + "/gates.svg", gates_svg(b)}});
   const GateSummary s = summarize_gates(b);
   std::printf("trackgen generate --mode gates: %s, E=%d, seed=%d\n", config.generator.c_str(), s.num_envs,
               o.batch.seed);
@@ -88,14 +89,22 @@ Command add_generate_command(CLI::App& app) {
                   "track: closed-loop tracks; gates: gate courses, --config then holds GateGenConfig fields "
                   "(default: track)")
       ->check(CLI::IsMember({"track", "gates"}));
-  cmd->add_option("--out", o->out, "output folder (default: out)");
+  cmd->add_option("--out", o->out,
+                  "output folder (default: out); both files are written to temporaries there, then renamed, so a "
+                  "failure leaves nothing new");
   cmd->add_option("--repeat", o->repeat, "timed generate() calls; the summary shows the median (default: 3)")
-      ->check(CLI::PositiveNumber);
+      ->check(int_in(1, max_repeat));
   cmd->add_option("--policy", o->policy,
                   "graph: replay the producer's own graph (recorded on the first call); eager: run the stages "
                   "directly (default: graph)")
       ->check(CLI::IsMember({"graph", "eager"}));
   return {cmd, [o] {
+            // The output folder and both files, checked before any work.
+            for (const char* name : o->mode == "gates" ? std::array{"gates.json", "gates.svg"}
+                                                       : std::array{"tracks.json", "tracks.svg"}) {
+              check_output_dir(o->out, "--out");
+              check_output_file(o->out + "/" + name, "--out");
+            }
             if (o->mode == "gates") return run_generate_gates(*o);
             with_backend(o->batch.backend, [&]<class Space>() { run_generate<Space>(*o); });
           }};
