@@ -25,7 +25,6 @@ cp "$here"/docs/*.json "$here"/fuzz/seeds/*.json "$build/seeds/"
 shm=/dev/shm; [ -d "$shm" ] && [ -w "$shm" ] || shm=${TMPDIR:-/tmp}
 tmp=$(mktemp -d "$shm/trackgen-fuzz.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-jobs=${FUZZ_JOBS:-1}
-echo "fuzz/run.sh: fuzz_config for ${seconds} s, ${jobs} job(s); corpus $build/corpus" >&2
+echo "fuzz/run.sh: fuzz_config for ${seconds} s; corpus $build/corpus" >&2
 TMPDIR="$tmp" "$build/fuzz_config" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
   -print_final_stats=1 -artifact_prefix="$build/findings/" "$@" "$build/corpus" "$build/seeds"
