@@ -100,9 +100,9 @@ Command add_generate_command(CLI::App& app) {
       ->check(CLI::IsMember({"graph", "eager"}));
   return {cmd, [o] {
             // The output folder and both files, checked before any work.
-            for (const char* name : o->mode == "gates" ? std::array{"gates.json", "gates.svg"}
-                                                       : std::array{"tracks.json", "tracks.svg"}) {
-              check_output_dir(o->out, "--out");
+            check_output_dir(o->out, "--out");
+            for (const char* name :
+                 o->mode == "gates" ? std::array{"gates.json", "gates.svg"} : std::array{"tracks.json", "tracks.svg"}) {
               check_output_file(o->out + "/" + name, "--out");
             }
             if (o->mode == "gates") return run_generate_gates(*o);

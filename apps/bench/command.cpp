@@ -18,9 +18,9 @@ Command add_bench_command(CLI::App& app) {
       "bench", "scaling benchmark: tracks/s per generator over batch sizes and OpenMP thread counts");
   cmd->add_option("--config", o->batch.config_file, "JSON file with TrackGenConfig fields (others keep defaults)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--generator", o->batch.generator,
-                  "centerline generator: " + comma_list(generator_names()) +
-                      ", or 'all' for every registered one (default: all)");
+  cmd->add_option(
+      "--generator", o->batch.generator,
+      "centerline generator: " + comma_list(generator_names()) + ", or 'all' for every registered one (default: all)");
   cmd->add_option("--seed", o->batch.seed, "base seed k; env e uses seed k + e (default: 0)")
       ->check(int_in(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
   cmd->add_option("--backend", o->batch.backend,
