@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
   std::vector<trackgen::app::Command> commands{trackgen::app::add_generate_command(app),
                                                trackgen::app::add_metrics_command(app),
                                                trackgen::app::add_bench_command(app),
-                                               trackgen::app::add_drive_command(app)};
+                                               trackgen::app::add_drive_command(app),
+                                               trackgen::app::add_serve_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
