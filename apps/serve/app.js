@@ -4,6 +4,7 @@
 'use strict';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
+const START_COLOUR = '#8e24aa';  // apart from the blue-to-red curvature scale
 
 // Which fields each built-in generator reads (a plugin's own fields are found by
 // its name as their prefix); the other groups are shared by every generator.
@@ -293,9 +294,9 @@ function curvature(pts) {
 
 function startMarker(g, p, dir, T, len) {
   const d = Math.hypot(dir[0], dir[1]) || 1;
-  g.append(svgEl('circle', {cx: T.x(p), cy: T.y(p), r: Math.max(2.5, len / 5), fill: '#2a7'}));
+  g.append(svgEl('circle', {cx: T.x(p), cy: T.y(p), r: Math.max(2.5, len / 5), fill: START_COLOUR}));
   g.append(svgEl('line', {x1: T.x(p), y1: T.y(p), x2: T.x(p) + len * dir[0] / d, y2: T.y(p) - len * dir[1] / d,
-                          stroke: '#2a7', 'stroke-width': Math.max(2, len / 7), 'stroke-linecap': 'round'}));
+                          stroke: START_COLOUR, 'stroke-width': Math.max(2, len / 7), 'stroke-linecap': 'round'}));
 }
 
 function drawTrack(t, w, h, large, checkpoints) {
@@ -371,7 +372,7 @@ function drawGates(g, w, h, large) {
                                'stroke-width': large ? 1.5 : 1}));
   g.position.forEach((p, i) => {
     const l = g.left[i], r = g.right[i], f = g.forward[i];
-    const colour = i === 0 ? '#2a7' : g.valid ? '#222' : '#c33';
+    const colour = i === 0 ? START_COLOUR : g.valid ? '#222' : '#c33';
     svg.append(svgEl('line', {x1: T.x(l), y1: T.y(l), x2: T.x(r), y2: T.y(r), stroke: colour,
                               'stroke-width': large ? 3 : 2, class: 'gate'}));
     const len = large ? 14 : 6, d = Math.hypot(f[0], f[1]) || 1;
