@@ -202,6 +202,7 @@ json generate_tracks(const GenerateRequest& r) {
   metrics["num_truncated"] = counts.num_truncated;
   const double metrics_ms = ms_since(t1);
 
+  const auto t2 = Clock::now();
   Batch b{config, Space::name(), {}, gen.track().to_host()};
   for (int e = 0; e < config.num_envs; ++e) b.seeds.push_back(expand_seed(r.seed, e, SeedExpansion::arange));
   json out = batch_json(b);
@@ -212,7 +213,7 @@ json generate_tracks(const GenerateRequest& r) {
     // The sampler sizes its buffers from the valid envs; a batch without one has no checkpoints.
     out["checkpoints"] = counts.num_valid > 0 ? checkpoints_json(space, gen.track(), *r.checkpoint_spacing) : json();
   }
-  out["timing_ms"] = {{"generate", generate_ms}, {"metrics", metrics_ms}};
+  out["timing_ms"] = {{"generate", generate_ms}, {"metrics", metrics_ms}, {"encode", ms_since(t2)}};
   return out;
 }
 

@@ -8,6 +8,7 @@ usage: api_test.py TRACKGEN [--backend NAME]"""
 import concurrent.futures
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from harness import Failures, Server, request, request_json
 
 
@@ -25,6 +26,12 @@ def main():
             status, headers, body = request(b + path)
             f.check(status == 200 and len(body) > 100 and headers.get("Content-Type", "").startswith(kind),
                     f"GET {path} is {kind}")
+
+        # Nothing fetched from elsewhere: no URL in the page but the SVG namespace.
+        for path in ("/", "/app.js", "/style.css"):
+            text = request(b + path)[2].decode().replace("http://www.w3.org/2000/svg", "")
+            f.check("http://" not in text and "https://" not in text and "//cdn" not in text,
+                    f"{path} loads nothing from the internet")
 
         # Generators and schema.
         status, names = request_json(b + "/api/generators")

@@ -19,6 +19,7 @@ import time
 import urllib.parse
 import zlib
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from harness import Failures, Server, request
 
 
