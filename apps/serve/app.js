@@ -168,7 +168,8 @@ function boundsText(f) {
   return parts.length ? 'valid: ' + parts.join(', ') : '';
 }
 
-function buildControls() {
+// `keepOpen`: the groups open now stay open (off after a mode switch: the default groups open).
+function buildControls(keepOpen = true) {
   const fields = fieldMap();
   const generator = currentGenerator();
   const table = state.mode === 'gates' ? GATE_GENERATOR_FIELDS : GENERATOR_FIELDS;
@@ -176,7 +177,7 @@ function buildControls() {
   const groups = [[`Generator: ${generator}`, mine], ...SHARED_GROUPS[state.mode]];
   const used = new Set(FIXED_FIELDS);
   const host = $('groups');
-  const open = new Set([...host.querySelectorAll('details[open]')].map((d) => d.dataset.group));
+  const open = new Set(keepOpen ? [...host.querySelectorAll('details[open]')].map((d) => d.dataset.group) : []);
   host.replaceChildren();
   const addGroup = (title, names, key) => {
     const list = names.filter((n) => fields.has(n) && !used.has(n));
@@ -492,7 +493,7 @@ async function loadMode(mode) {
   if (limits.max_envs) $('envs').max = limits.max_envs;
   $('checkpoints-row').hidden = mode !== 'track';
   fillGenerators();
-  buildControls();
+  buildControls(false);
   schedule();
 }
 
