@@ -150,7 +150,8 @@ function fieldControl(f) {
     // An optional number: unticked sends null (the library's derived default).
     const on = el('input', {type: 'checkbox', title: 'set (off: derived default)'});
     on.checked = value !== null && value !== undefined;
-    const fallback = {...f, default: f.minimum ?? 1};
+    const lo = typeof f.minimum === 'number' ? f.minimum : 0;
+    const fallback = {...f, default: f.type === 'integer' ? Math.max(lo, 1) : lo + 0.05};
     const [, box] = numberControl(fallback, value ?? fallback.default, (v) => on.checked && setValue(f.name, v));
     on.addEventListener('change', () => setValue(f.name, on.checked ? parseFloat(box.value) : null));
     row.append(on, box);
@@ -234,7 +235,9 @@ async function generate() {
     answer.round_trip_ms = performance.now() - t0;
     state.result = answer;
     showError(null);
+    const t1 = performance.now();
     render();
+    document.body.dataset.renderMs = (performance.now() - t1).toFixed(1);
     document.body.dataset.state = 'ready';
   } catch (e) {
     if (e.name === 'AbortError') return;

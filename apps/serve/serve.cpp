@@ -292,7 +292,8 @@ void run_serve(const ServeOptions& o) {
   server.Get("/api/schema", [&](const httplib::Request& req, httplib::Response& res) {
     const bool gates = gates_asked(req);
     answer(res, [gates] {
-      json schema = gates ? gate_config_schema() : config_schema();
+      json schema =
+          gates ? gate_config_schema(available_gate_generators<Space>()) : config_schema(available_generators<Space>());
       schema["limits"] = server_limits();
       return schema;
     });

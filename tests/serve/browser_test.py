@@ -227,6 +227,8 @@ def main():
             page.eval("(() => { const box = document.querySelector('.field[data-name=half_width] input[type=number]');"
                       " box.value = '0.05'; box.dispatchEvent(new Event('change')); })()")
             renders = page.wait_render(renders)
+            print("re-render of 16 tracks:", page.eval("document.querySelector('#metrics [data-key=generate]').title"),
+                  "+ drawing", page.eval("document.body.dataset.renderMs"), "ms", flush=True)
             f.check(page.eval(cells) == 16, "still 16 cells")
             f.check(page.eval(picture) != before_picture, "the picture changes with half_width")
             f.check(page.eval(quality) != before_quality,
