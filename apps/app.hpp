@@ -128,6 +128,10 @@ Command add_metrics_command(CLI::App& app);
 /// env-steps/s, laps, collisions and regenerations (text or one JSON object).
 Command add_drive_command(CLI::App& app);
 
+/// `trackgen config`: the default config, or with --schema the config schema
+/// (trackgen/core/config_schema.hpp), as JSON on stdout.
+Command add_config_command(CLI::App& app);
+
 /// `trackgen bench`: the scaling benchmark (tracks/s over batch sizes, thread
 /// counts and execution policies; JSON lines and an SVG chart).
 Command add_bench_command(CLI::App& app);

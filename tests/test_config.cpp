@@ -301,7 +301,7 @@ TEST_CASE("TrackGenConfig::validate messages name the value and the allowed rang
   TrackGenConfig c;
   c.min_point_distance = 0.75f;
   CHECK(config_error([&] { c.validate(); }) ==
-        "TrackGenConfig.min_point_distance: 0.75 is invalid; must be in (0, 0.5]");
+        "TrackGenConfig.min_point_distance: 0.75 is invalid; must be in [1e-04, 0.5]");
   c = TrackGenConfig{};
   c.max_num_points = 4;
   CHECK(config_error([&] { c.validate(); }) ==

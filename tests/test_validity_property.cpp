@@ -61,6 +61,8 @@ std::vector<TrackGenConfig> sweep_configs(int envs) {
             c.spacing = 0.9f * hw;
             c.z_profile = trackgen::ZProfile::noise;
             c.z_base = 0.1f;
+            c.z_min = -0.3f;  // noise is clamped to [z_min, z_max]
+            c.z_max = 0.4f;
             c.z_noise_amplitude = 0.25f;
             c.z_noise_harmonics = 4;
             break;

@@ -1,8 +1,10 @@
-// TrackGenConfig: validation and the JSON format.
+// TrackGenConfig: validation, the JSON format and the schema.
 //
-// One table of fields (ConfigFields<TrackGenConfig>) drives both JSON
-// directions and the finiteness sweep of validate(); config_fields.hpp holds
-// the per-type Codecs and the field checks shared with GateGenConfig.
+// One table of fields (ConfigFields<TrackGenConfig>) with each field's bounds
+// and documentation drives both JSON directions, validate()'s finiteness and
+// single-field checks, and config_schema(); config_fields.hpp holds the
+// per-type Codecs, the checks and the specs shared with GateGenConfig.
+#include <trackgen/core/config_schema.hpp>
 #include <trackgen/core/geometry.hpp>
 
 #include "config_fields.hpp"
@@ -12,103 +14,173 @@ namespace detail::config_fields {
 
 // ---------------------------------------------------------------- field table
 
-#define TRACKGEN_CONFIG_FIELD(name) v(#name, c.name)
+#define TRACKGEN_CONFIG_FIELD(name, spec) v(#name, c.name, spec)
+#define TRACKGEN_SHARED_FIELD(name) v(#name, c.name, shared_spec::name)
 
-/// Calls `v(name, member)` for every field of `c` (TrackGenConfig or const
-/// TrackGenConfig), in declaration order, under its JSON name.
+constexpr int max_points = 16384;  // num_points, N_max, repulsive stages, relax_band
+constexpr int max_sweeps = 100000;  // relax_iters and the sweep indices and periods
+constexpr const char* why_sweep_index = "an index or period in the relaxation's sweeps, bounded like relax_iters";
+constexpr const char* why_repulsive_iters =
+    "the repulsive generator is about a thousand times slower than the others per iteration";
+constexpr const char* why_obstacles = "every gradient evaluation visits the 12 points of every obstacle";
+
+/// Calls `v(name, member, spec)` for every field of `c` (TrackGenConfig or const
+/// TrackGenConfig), in declaration order, under its JSON name, with its
+/// FieldSpec: the one table of the fields' names, bounds and documentation.
 template <>
 struct ConfigFields<TrackGenConfig> {
   template <class Config, class Visitor>
   static void visit(Config& c, Visitor&& v) {
-  TRACKGEN_CONFIG_FIELD(generator);
-  TRACKGEN_CONFIG_FIELD(num_envs);
-  TRACKGEN_CONFIG_FIELD(min_num_points);
-  TRACKGEN_CONFIG_FIELD(max_num_points);
-  TRACKGEN_CONFIG_FIELD(num_points_per_segment);
-  TRACKGEN_CONFIG_FIELD(min_point_distance);
-  TRACKGEN_CONFIG_FIELD(min_angle);
-  TRACKGEN_CONFIG_FIELD(rad);
-  TRACKGEN_CONFIG_FIELD(edgy);
-  TRACKGEN_CONFIG_FIELD(scale);
-  TRACKGEN_CONFIG_FIELD(handle_clamp_frac);
-  TRACKGEN_CONFIG_FIELD(hull_displacement);
-  TRACKGEN_CONFIG_FIELD(style_sampling);
-  TRACKGEN_CONFIG_FIELD(rad_range);
-  TRACKGEN_CONFIG_FIELD(scale_range);
-  TRACKGEN_CONFIG_FIELD(handle_clamp_frac_range);
-  TRACKGEN_CONFIG_FIELD(checkpoint_count);
-  TRACKGEN_CONFIG_FIELD(checkpoint_radius_min_frac);
-  TRACKGEN_CONFIG_FIELD(checkpoint_angle_jitter);
-  TRACKGEN_CONFIG_FIELD(checkpoint_turn_rate);
-  TRACKGEN_CONFIG_FIELD(checkpoint_steer_gain);
-  TRACKGEN_CONFIG_FIELD(checkpoint_lookahead_frac);
-  TRACKGEN_CONFIG_FIELD(checkpoint_best_of_k);
-  TRACKGEN_CONFIG_FIELD(checkpoint_clip_fallback);
-  TRACKGEN_CONFIG_FIELD(polar_num_knots);
-  TRACKGEN_CONFIG_FIELD(polar_radial_jitter);
-  TRACKGEN_CONFIG_FIELD(polar_angular_jitter);
-  TRACKGEN_CONFIG_FIELD(voronoi_num_sites);
-  TRACKGEN_CONFIG_FIELD(voronoi_site_layout);
-  TRACKGEN_CONFIG_FIELD(voronoi_control_points);
-  TRACKGEN_CONFIG_FIELD(voronoi_radial_variation);
-  TRACKGEN_CONFIG_FIELD(voronoi_angular_jitter);
-  TRACKGEN_CONFIG_FIELD(repulsive_grow_mult_min);
-  TRACKGEN_CONFIG_FIELD(repulsive_grow_mult_max);
-  TRACKGEN_CONFIG_FIELD(repulsive_domain_frac);
-  TRACKGEN_CONFIG_FIELD(repulsive_domain_init_ratio);
-  TRACKGEN_CONFIG_FIELD(repulsive_obstacle_count_min);
-  TRACKGEN_CONFIG_FIELD(repulsive_obstacle_count_max);
-  TRACKGEN_CONFIG_FIELD(repulsive_obstacle_radius_min_frac);
-  TRACKGEN_CONFIG_FIELD(repulsive_obstacle_radius_max_frac);
-  TRACKGEN_CONFIG_FIELD(repulsive_ratchet_rate);
-  TRACKGEN_CONFIG_FIELD(repulsive_alpha);
-  TRACKGEN_CONFIG_FIELD(repulsive_beta);
-  TRACKGEN_CONFIG_FIELD(repulsive_tau);
-  TRACKGEN_CONFIG_FIELD(repulsive_w_len);
-  TRACKGEN_CONFIG_FIELD(repulsive_stages);
-  TRACKGEN_CONFIG_FIELD(repulsive_settle_iters);
-  TRACKGEN_CONFIG_FIELD(repulsive_resample_every);
-  TRACKGEN_CONFIG_FIELD(repulsive_stall_window);
-  TRACKGEN_CONFIG_FIELD(repulsive_stall_area_tol);
-  TRACKGEN_CONFIG_FIELD(repulsive_deactivate_obstacles);
-  TRACKGEN_CONFIG_FIELD(half_width);
-  TRACKGEN_CONFIG_FIELD(num_points);
-  TRACKGEN_CONFIG_FIELD(output_mode);
-  TRACKGEN_CONFIG_FIELD(spacing);
-  TRACKGEN_CONFIG_FIELD(N_max);
-  TRACKGEN_CONFIG_FIELD(turning_tol);
-  TRACKGEN_CONFIG_FIELD(w_floor);
-  TRACKGEN_CONFIG_FIELD(validity_border_check);
-  TRACKGEN_CONFIG_FIELD(relax_enable);
-  TRACKGEN_CONFIG_FIELD(relax_solver);
-  TRACKGEN_CONFIG_FIELD(relax_tol);
-  TRACKGEN_CONFIG_FIELD(relax_band);
-  TRACKGEN_CONFIG_FIELD(relax_iters);
-  TRACKGEN_CONFIG_FIELD(relax_accel);
-  TRACKGEN_CONFIG_FIELD(relax_cheby_rho);
-  TRACKGEN_CONFIG_FIELD(relax_cheby_gamma);
-  TRACKGEN_CONFIG_FIELD(relax_cheby_start);
-  TRACKGEN_CONFIG_FIELD(relax_smooth_passes);
-  TRACKGEN_CONFIG_FIELD(relax_smooth_spacing_iters);
-  TRACKGEN_CONFIG_FIELD(relax_sep_every);
-  TRACKGEN_CONFIG_FIELD(relax_sep_cache_slots);
-  TRACKGEN_CONFIG_FIELD(relax_sep_cache_skin);
-  TRACKGEN_CONFIG_FIELD(relax_sep_relax);
-  TRACKGEN_CONFIG_FIELD(relax_spc_relax);
-  TRACKGEN_CONFIG_FIELD(relax_bend_relax);
-  TRACKGEN_CONFIG_FIELD(relax_margin);
-  TRACKGEN_CONFIG_FIELD(z_profile);
-  TRACKGEN_CONFIG_FIELD(z_base);
-  TRACKGEN_CONFIG_FIELD(z_min);
-  TRACKGEN_CONFIG_FIELD(z_max);
-  TRACKGEN_CONFIG_FIELD(z_max_step);
-  TRACKGEN_CONFIG_FIELD(z_noise_amplitude);
-  TRACKGEN_CONFIG_FIELD(z_noise_harmonics);
-  TRACKGEN_CONFIG_FIELD(z_control_points);
-  TRACKGEN_CONFIG_FIELD(z_valid_grade);
+    TRACKGEN_CONFIG_FIELD(generator, doc("registered generator name").rule("one of the registered generators"));
+    TRACKGEN_CONFIG_FIELD(num_envs,
+                          shared_spec::num_envs.rule("num_envs * N_max <= 2147483647 (32-bit point indices)"));
+    TRACKGEN_SHARED_FIELD(min_num_points);
+    TRACKGEN_SHARED_FIELD(max_num_points);
+    TRACKGEN_SHARED_FIELD(num_points_per_segment);
+    TRACKGEN_SHARED_FIELD(min_point_distance);
+    TRACKGEN_CONFIG_FIELD(min_angle, doc("inert (kept for parity with the original system)"));
+    TRACKGEN_SHARED_FIELD(rad);
+    TRACKGEN_SHARED_FIELD(edgy);
+    TRACKGEN_SHARED_FIELD(scale);
+    TRACKGEN_SHARED_FIELD(handle_clamp_frac);
+    TRACKGEN_SHARED_FIELD(hull_displacement);
+    TRACKGEN_CONFIG_FIELD(style_sampling, doc("bezier: draw rad, scale and clamp per env from the ranges"));
+    TRACKGEN_CONFIG_FIELD(rad_range, doc("per-env rad range; null: constant rad"));
+    TRACKGEN_CONFIG_FIELD(scale_range, doc("per-env scale range; null: constant scale").gt(0));
+    TRACKGEN_CONFIG_FIELD(handle_clamp_frac_range, doc("per-env handle clamp range; null: constant handle_clamp_frac"));
+    TRACKGEN_SHARED_FIELD(checkpoint_count);
+    TRACKGEN_SHARED_FIELD(checkpoint_radius_min_frac);
+    TRACKGEN_SHARED_FIELD(checkpoint_angle_jitter);
+    TRACKGEN_CONFIG_FIELD(checkpoint_turn_rate, doc("per-step heading clamp (radians)").gt(0).le(geom::pi_f));
+    TRACKGEN_CONFIG_FIELD(checkpoint_steer_gain, doc("proportional steering gain").gt(0).le(1));
+    TRACKGEN_CONFIG_FIELD(checkpoint_lookahead_frac, doc("advance radius as a fraction of R").gt(0).le(1));
+    TRACKGEN_CONFIG_FIELD(checkpoint_best_of_k,
+                          doc("candidate walks per env")
+                              .ge(1)
+                              .at_most(64, "each candidate is a whole walk of num_points steps and a crossing "
+                                           "count, O(num_points^2)"));
+    TRACKGEN_CONFIG_FIELD(checkpoint_clip_fallback, doc("cut a crossing loop at its first crossing"));
+    TRACKGEN_SHARED_FIELD(polar_num_knots);
+    TRACKGEN_SHARED_FIELD(polar_radial_jitter);
+    TRACKGEN_SHARED_FIELD(polar_angular_jitter);
+    TRACKGEN_SHARED_FIELD(voronoi_num_sites);
+    TRACKGEN_SHARED_FIELD(voronoi_site_layout);
+    TRACKGEN_CONFIG_FIELD(voronoi_control_points,
+                          doc("voronoi anchors K").ge(6).at_most(4096, shared_spec::why_voronoi_anchors));
+    TRACKGEN_SHARED_FIELD(voronoi_radial_variation);
+    TRACKGEN_SHARED_FIELD(voronoi_angular_jitter);
+    TRACKGEN_CONFIG_FIELD(repulsive_grow_mult_min, doc("smallest final length as a multiple of the start").ge(1));
+    TRACKGEN_CONFIG_FIELD(repulsive_grow_mult_max,
+                          doc("largest final length as a multiple of the start")
+                              .gt(1)
+                              .at_most(100, "the run takes about 1.6 ln(repulsive_grow_mult_max) / "
+                                            "ln(1 + repulsive_ratchet_rate) iterations")
+                              .rule(">= repulsive_grow_mult_min"));
+    TRACKGEN_CONFIG_FIELD(repulsive_domain_frac, doc("walled disc radius as a fraction of the reference length").gt(0));
+    TRACKGEN_CONFIG_FIELD(repulsive_domain_init_ratio, doc("disc radius over the start circle's radius").gt(1));
+    TRACKGEN_CONFIG_FIELD(repulsive_obstacle_count_min, doc("fewest obstacles").ge(1).at_most(256, why_obstacles));
+    TRACKGEN_CONFIG_FIELD(repulsive_obstacle_count_max,
+                          doc("most obstacles").ge(1).at_most(256, why_obstacles).rule(">= repulsive_obstacle_count_min"));
+    TRACKGEN_CONFIG_FIELD(repulsive_obstacle_radius_min_frac,
+                          doc("smallest obstacle radius as a fraction of the disc radius").gt(0));
+    TRACKGEN_CONFIG_FIELD(repulsive_obstacle_radius_max_frac,
+                          doc("largest obstacle radius as a fraction of the disc radius")
+                              .rule(">= repulsive_obstacle_radius_min_frac"));
+    TRACKGEN_CONFIG_FIELD(repulsive_ratchet_rate,
+                          doc("relative growth of the target length per iteration; at least 0.001, since the run "
+                              "takes about 1.6 ln(repulsive_grow_mult_max) / ln(1 + this) iterations")
+                              .ge(0.001));
+    TRACKGEN_CONFIG_FIELD(repulsive_alpha, doc("tangent-point energy exponent alpha").gt(0));
+    TRACKGEN_CONFIG_FIELD(repulsive_beta, doc("tangent-point energy exponent beta").gt(0));
+    TRACKGEN_CONFIG_FIELD(repulsive_tau, doc("step size"));
+    TRACKGEN_CONFIG_FIELD(repulsive_w_len, doc("length penalty weight"));
+    TRACKGEN_CONFIG_FIELD(repulsive_stages,
+                          doc("coarse-to-fine point counts")
+                              .ge(4)
+                              .at_most(max_points, "the energy is O(n^2) per iteration; bounded like num_points")
+                              .rule("non-empty, strictly increasing multiples of 4")
+                              .rule("the last equals num_points when generator is \"repulsive\""));
+    TRACKGEN_CONFIG_FIELD(repulsive_settle_iters,
+                          doc("iterations after the last ratchet step").ge(1).at_most(10000, why_repulsive_iters));
+    TRACKGEN_CONFIG_FIELD(repulsive_resample_every,
+                          doc("iterations between uniform re-parameterizations")
+                              .ge(1)
+                              .at_most(10000, "a period in iterations, bounded like repulsive_settle_iters"));
+    TRACKGEN_CONFIG_FIELD(repulsive_stall_window,
+                          doc("iterations between stall tests")
+                              .ge(1)
+                              .at_most(10000, "a period in iterations, bounded like repulsive_settle_iters"));
+    TRACKGEN_CONFIG_FIELD(repulsive_stall_area_tol, doc("relative area change under which an env freezes"));
+    TRACKGEN_CONFIG_FIELD(repulsive_deactivate_obstacles, doc("drop obstacle points once the curve reached them"));
+    TRACKGEN_CONFIG_FIELD(half_width, doc("road half-width").gt(0));
+    TRACKGEN_CONFIG_FIELD(num_points,
+                          doc("generator output resolution N")
+                              .ge(4)
+                              .at_most(max_points, "the generators' crossing count is O(N^2) per env: 16,384 "
+                                                   "points take about 3 s for one env, 65,536 over 40 s"));
+    TRACKGEN_CONFIG_FIELD(output_mode, doc("how the generator's loop becomes the chain"));
+    TRACKGEN_CONFIG_FIELD(spacing, doc("bead spacing; null: 0.6 * half_width").gt(0));
+    TRACKGEN_CONFIG_FIELD(N_max,
+                          doc("output stride per env (beads at most)")
+                              .ge(3)
+                              .at_most(max_points, "without a separation cache (relax_sep_cache_slots = 0) every "
+                                                   "relaxation sweep is O(N_max^2) per env")
+                              .rule("num_envs * N_max <= 2147483647 (32-bit point indices)"));
+    TRACKGEN_CONFIG_FIELD(turning_tol, doc("validity: ||turning| - 2 pi| <= this"));
+    TRACKGEN_CONFIG_FIELD(w_floor, doc("validity: the half-width must exceed it"));
+    TRACKGEN_CONFIG_FIELD(validity_border_check, doc("validity: simple loops, no folds, border clearance"));
+    TRACKGEN_CONFIG_FIELD(relax_enable, doc("run the relaxation"));
+    TRACKGEN_CONFIG_FIELD(relax_solver, doc("relaxation solver"));
+    TRACKGEN_CONFIG_FIELD(relax_tol, doc("validity: thickness >= (1 - relax_tol) * half_width"));
+    TRACKGEN_CONFIG_FIELD(relax_band,
+                          doc("constant separation band; null: from the bead spacing")
+                              .ge(1)
+                              .at_most(max_points, "a band longer than any chain (N_max's bound) separates nothing"));
+    TRACKGEN_CONFIG_FIELD(relax_iters,
+                          doc("relaxation sweeps")
+                              .ge(0)
+                              .at_most(max_sweeps, "each sweep is O(N_max * relax_sep_cache_slots) per env: "
+                                                   "100,000 sweeps are 2,000 times the default's work"));
+    TRACKGEN_CONFIG_FIELD(relax_accel, doc("acceleration of the sweeps"));
+    TRACKGEN_CONFIG_FIELD(relax_cheby_rho, doc("Chebyshev spectral radius estimate").ge(0).lt(1));
+    TRACKGEN_CONFIG_FIELD(relax_cheby_gamma, doc("Chebyshev under-relaxation").gt(0).le(1));
+    TRACKGEN_CONFIG_FIELD(relax_cheby_start,
+                          doc("first Chebyshev sweep").ge(1).at_most(max_sweeps, why_sweep_index));
+    TRACKGEN_CONFIG_FIELD(relax_smooth_passes,
+                          doc("Taubin smoothing passes after the solve")
+                              .ge(0)
+                              .at_most(10000, "each pass is O(N_max) per env, 2,000 times the default's"));
+    TRACKGEN_CONFIG_FIELD(relax_smooth_spacing_iters,
+                          doc("spacing-only polish sweeps after smoothing")
+                              .ge(0)
+                              .at_most(max_sweeps, "each sweep is O(N_max) per env, bounded like relax_iters"));
+    TRACKGEN_CONFIG_FIELD(relax_sep_every,
+                          doc("sweeps between broadphase refreshes").ge(1).at_most(max_sweeps, why_sweep_index));
+    TRACKGEN_CONFIG_FIELD(relax_sep_cache_slots,
+                          doc("separation candidates cached per bead (0: no cache, all pairs)")
+                              .ge(0)
+                              .at_most(1024, "the cache holds num_envs * N_max * slots indices"));
+    TRACKGEN_CONFIG_FIELD(relax_sep_cache_skin, doc("cache radius = target * (1 + skin)").ge(0));
+    TRACKGEN_CONFIG_FIELD(relax_sep_relax, doc("separation scale"));
+    TRACKGEN_CONFIG_FIELD(relax_spc_relax, doc("spacing scale"));
+    TRACKGEN_CONFIG_FIELD(relax_bend_relax, doc("bending scale"));
+    TRACKGEN_CONFIG_FIELD(relax_margin, doc("separation target = 2 * half_width * (1 + margin)"));
+    TRACKGEN_SHARED_FIELD(z_profile);
+    TRACKGEN_SHARED_FIELD(z_base);
+    TRACKGEN_SHARED_FIELD(z_min);
+    TRACKGEN_SHARED_FIELD(z_max);
+    TRACKGEN_SHARED_FIELD(z_max_step);
+    TRACKGEN_SHARED_FIELD(z_noise_amplitude);
+    TRACKGEN_SHARED_FIELD(z_noise_harmonics);
+    TRACKGEN_CONFIG_FIELD(z_control_points,
+                          doc("elevation knots K of the uniform and random_walk profiles")
+                              .ge(3)
+                              .at_most(4096, "every env keeps its K knots"));
+    TRACKGEN_SHARED_FIELD(z_valid_grade);
   }
 };
 
+#undef TRACKGEN_SHARED_FIELD
 #undef TRACKGEN_CONFIG_FIELD
 
 /// repulsive_stages: non-empty, strictly increasing positive multiples of 4,
@@ -131,78 +203,28 @@ using namespace detail::config_fields;
 void TrackGenConfig::validate(const std::vector<std::string>& available_generators) const {
   const FieldRules r{"TrackGenConfig"};
   r.check_all_finite(*this);
+  r.check_all_fields(*this);  // every field's own bounds, from the field table
 
-  // The checks of the original system, in its order.
-  r.check_at_least("num_envs", num_envs, 1);
-  r.check("half_width", half_width, gt(0));
-  r.check_at_least("min_num_points", min_num_points, 2);
+  // The cross-field rules (the `rules` of the schema), in the original system's order.
   r.check_not_below("max_num_points", max_num_points, "min_num_points", min_num_points);
-  r.check("min_point_distance", min_point_distance, between(0, 0.5f, "(]"));
-  r.check_at_least("num_points_per_segment", num_points_per_segment, 2);
-  r.check_at_least("voronoi_control_points", voronoi_control_points, 6);
   r.check_not_below("voronoi_num_sites", voronoi_num_sites, "voronoi_control_points", voronoi_control_points);
-  r.check_one_of("voronoi_site_layout", voronoi_site_layout);
-  r.check("voronoi_radial_variation", voronoi_radial_variation, ge(0));
-  r.check("voronoi_angular_jitter", voronoi_angular_jitter, ge(0));
-  r.check("repulsive_grow_mult_min", repulsive_grow_mult_min, ge(1));
-  r.check("repulsive_grow_mult_max", repulsive_grow_mult_max, gt(1));
   r.check_not_below("repulsive_grow_mult_max", repulsive_grow_mult_max, "repulsive_grow_mult_min",
-                  repulsive_grow_mult_min);
-  r.check("repulsive_domain_frac", repulsive_domain_frac, gt(0));
-  r.check("repulsive_domain_init_ratio", repulsive_domain_init_ratio, gt(1));
-  r.check_at_least("repulsive_obstacle_count_min", repulsive_obstacle_count_min, 1);
+                    repulsive_grow_mult_min);
   r.check_not_below("repulsive_obstacle_count_max", repulsive_obstacle_count_max, "repulsive_obstacle_count_min",
-                  repulsive_obstacle_count_min);
-  r.check("repulsive_obstacle_radius_min_frac", repulsive_obstacle_radius_min_frac, gt(0));
+                    repulsive_obstacle_count_min);
   r.check_not_below("repulsive_obstacle_radius_max_frac", repulsive_obstacle_radius_max_frac,
-                  "repulsive_obstacle_radius_min_frac", repulsive_obstacle_radius_min_frac);
-  r.check("repulsive_ratchet_rate", repulsive_ratchet_rate, gt(0));
-  r.check("repulsive_alpha", repulsive_alpha, gt(0));
-  r.check("repulsive_beta", repulsive_beta, gt(0));
+                    "repulsive_obstacle_radius_min_frac", repulsive_obstacle_radius_min_frac);
   check_stages(r, *this);
-  r.check_at_least("repulsive_settle_iters", repulsive_settle_iters, 1);
-  r.check_at_least("repulsive_resample_every", repulsive_resample_every, 1);
-  r.check_at_least("repulsive_stall_window", repulsive_stall_window, 1);
-  r.check_at_least("relax_sep_every", relax_sep_every, 1);
-  r.check_at_least("relax_sep_cache_slots", relax_sep_cache_slots, 0);
-  r.check("relax_sep_cache_skin", relax_sep_cache_skin, ge(0));
-  r.check_one_of("relax_accel", relax_accel);
-  r.check("relax_cheby_rho", relax_cheby_rho, between(0, 1, "[)"));
-  r.check("relax_cheby_gamma", relax_cheby_gamma, between(0, 1, "(]"));
-  r.check_at_least("relax_cheby_start", relax_cheby_start, 1);
-  r.check_at_least("relax_smooth_passes", relax_smooth_passes, 0);
-  r.check_at_least("relax_smooth_spacing_iters", relax_smooth_spacing_iters, 0);
-  r.check_at_least("checkpoint_count", checkpoint_count, 3);
-  r.check_at_least("checkpoint_best_of_k", checkpoint_best_of_k, 1);
-  r.check("checkpoint_radius_min_frac", checkpoint_radius_min_frac, between(0, 1, "[)"));
-  r.check_one_of("output_mode", output_mode);
-  r.check("spacing", resolved_spacing(), gt(0));
-  r.check_one_of("z_profile", z_profile);
-  r.check_not_below("z_max", z_max, "z_min", z_min);
-  r.check("z_max_step", z_max_step, ge(0));
-  r.check("z_noise_amplitude", z_noise_amplitude, ge(0));
-  r.check_at_least("z_noise_harmonics", z_noise_harmonics, 1);
-  r.check("z_valid_grade", z_valid_grade, ge(0));
-  r.check_at_least("z_control_points", z_control_points, 3);
+  r.require(resolved_spacing() > 0.0f, "spacing", resolved_spacing(), "> 0 (when null: 0.6 * half_width)");
+  check_z_range(r, z_profile, z_min, z_max);
+  check_point_count(r, num_envs, "N_max", N_max);
 
-  // The checks it lacked or left to its consumers (docs/differences.md#validation).
+  // The ones the original system lacked (docs/differences.md#validation).
   if (!available_generators.empty()) r.check_one_of("generator", generator, available_generators);
-  r.check("scale", scale, gt(0));
-  r.check_range("rad_range", rad_range);
-  r.check_range("scale_range", scale_range, gt(0));
-  r.check_range("handle_clamp_frac_range", handle_clamp_frac_range);
-  r.check("checkpoint_angle_jitter", checkpoint_angle_jitter, between(0, 1, "[)"));
-  r.check("checkpoint_turn_rate", checkpoint_turn_rate, between(0, geom::pi_f, "(]"));
-  r.check("checkpoint_steer_gain", checkpoint_steer_gain, between(0, 1, "(]"));
-  r.check("checkpoint_lookahead_frac", checkpoint_lookahead_frac, between(0, 1, "(]"));
-  r.check_one_of("relax_solver", relax_solver);
-  r.check_at_least("relax_iters", relax_iters, 0);
-  if (relax_band) r.check_at_least("relax_band", *relax_band, 1);
-  r.check_at_least("num_points", num_points, 4);
-  r.check_at_least("N_max", N_max, 3);
-  r.check_at_least("polar_num_knots", polar_num_knots, 1);
-  r.check("polar_radial_jitter", polar_radial_jitter, ge(0));
-  r.check("polar_angular_jitter", polar_angular_jitter, ge(0));
+}
+
+nlohmann::json config_schema(const std::vector<std::string>& available_generators) {
+  return schema_of<TrackGenConfig>("TrackGenConfig", available_generators);
 }
 
 void to_json(json& j, const TrackGenConfig& c) { write_fields(j, c); }

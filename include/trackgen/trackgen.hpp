@@ -5,6 +5,7 @@
 #include <trackgen/version.hpp>
 
 #include <trackgen/core/config.hpp>
+#include <trackgen/core/config_schema.hpp>
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/gate_config.hpp>
 #include <trackgen/core/gate_sequence.hpp>
