@@ -87,15 +87,18 @@ function setValue(name, value) {
   schedule();
 }
 
-// The slider range of a numeric field: its validation bounds where it has them,
-// otherwise a span around its default (the number box accepts any valid value).
+// The slider range of a numeric field: its validation bounds where they are
+// within ten times its default, otherwise a span of a few times its default
+// (the number box beside it takes every valid value; its tooltip gives the bounds).
 function sliderRange(f) {
+  const integer = f.type === 'integer';
   const def = typeof f.default === 'number' ? f.default : 0;
-  let lo = typeof f.minimum === 'number' ? f.minimum : Math.min(0, def);
-  let hi = typeof f.maximum === 'number' ? f.maximum : Math.max(def * 4, lo + (f.type === 'integer' ? 16 : 1));
-  if (f.type === 'integer' && hi - lo > 4096) hi = lo + Math.max(4096, def * 4);
-  const step = f.type === 'integer' ? 1 : (hi - lo) / 200;
-  return {lo, hi, step};
+  const lo = typeof f.minimum === 'number' ? f.minimum : Math.min(0, def);
+  const span = Math.max(lo + 4 * Math.abs(def), lo + (integer ? 16 : 1));
+  const hi = typeof f.maximum === 'number' && f.maximum - lo <= 10 * Math.max(Math.abs(def), integer ? 1 : 0.1)
+      ? f.maximum : Math.min(span, f.maximum ?? Infinity);
+  const step = integer ? 1 : (hi - lo) / 200;
+  return {lo: f.exclusive_minimum ? lo + step : lo, hi: f.exclusive_maximum ? hi - step : hi, step};
 }
 
 function numberControl(f, value, onValue) {

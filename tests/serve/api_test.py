@@ -62,6 +62,9 @@ def main():
         f.check(all(k in m for k in ("yield", "mean_compactness", "mean_length", "mean_chicanes", "num_valid")),
                 f"metrics present: {sorted(m)}")
         f.check(out.get("timing_ms", {}).get("generate", -1) > 0, "generation time reported")
+        status, headers, _ = request(b + "/api/generate", {"num_envs": 4}, headers={"Accept-Encoding": "br, gzip"})
+        f.check(status == 200 and headers.get("Content-Encoding") is None,
+                "answers are not compressed (a browser's brotli answer cost ~0.7 s per batch)")
         status, again = request_json(b + "/api/generate", {"num_envs": 4, "seed": 7, "half_width": 0.08})
         f.check(again.get("tracks") == tracks, "the same request gives the same tracks")
         status, default = request_json(b + "/api/generate", {})

@@ -45,12 +45,14 @@ class Server:
         self.stop()
 
 
-def request(url, body=None, method=None, timeout=120):
+def request(url, body=None, method=None, timeout=120, headers=None):
     """(status, headers, bytes) of one request; `body` a dict (sent as JSON) or bytes."""
     data = json.dumps(body).encode() if isinstance(body, dict) else body
     req = urllib.request.Request(url, data=data, method=method or ("POST" if data is not None else "GET"))
     if data is not None:
         req.add_header("Content-Type", "application/json")
+    for k, v in (headers or {}).items():
+        req.add_header(k, v)
     try:
         with _opener.open(req, timeout=timeout) as res:
             return res.status, res.headers, res.read()
