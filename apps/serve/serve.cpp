@@ -261,6 +261,12 @@ void run_serve(const ServeOptions& o) {
   MainThreadQueue kokkos_thread;
   httplib::Server server;
   server.set_payload_max_length(max_body_bytes);
+  // SO_REUSEADDR only: cpp-httplib's default also sets SO_REUSEPORT, which lets a
+  // second server (of anyone's) bind the same port and take a share of the requests.
+  server.set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
 
   for (const serve::Asset& a : serve::assets()) {
     std::string pattern;

@@ -6,6 +6,8 @@ unknown paths (404) and concurrent requests.
 usage: api_test.py TRACKGEN [--backend NAME]"""
 
 import concurrent.futures
+import os
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -119,6 +121,13 @@ def main():
         status, serial = one(103)
         f.check(serial.get("tracks") == answers[3][1].get("tracks"), "a concurrent answer equals the sequential one")
         f.check(srv.alive(), "the server is still running")
+
+        # A second server cannot take the same port.
+        port = b.rsplit(":", 1)[1]
+        second = subprocess.run([trackgen, "serve", "--port", port], capture_output=True, text=True, timeout=60,
+                                env=dict(os.environ, OMP_PROC_BIND="false"))
+        f.check(second.returncode != 0 and "cannot listen" in second.stderr,
+                f"a second server on port {port} fails: {second.returncode} {second.stderr.strip()}")
     f.exit()
 
 
