@@ -408,6 +408,12 @@ function elevationStrip(pts, w, h) {
   return svg;
 }
 
+// Why a track is invalid: tracks.json's `invalid_reason` (a list of names), when the library reports one.
+function reasonText(t) {
+  const r = t.invalid_reason;
+  return Array.isArray(r) ? r.join(', ') : r ? String(r) : '';
+}
+
 function items() {
   const r = state.result;
   return r.mode === 'gates' ? r.gates : r.tracks;
@@ -425,7 +431,7 @@ function render() {
     const extra = r.mode === 'gates' ? `${t.count} gates` : `L ${t.length.toFixed(2)}`;
     cell.append(el('div', {class: 'label'}, [el('span', {text: `#${t.env} seed ${t.seed}`}),
                                              el('span', {text: t.valid ? extra : 'invalid'})]));
-    if (!t.valid && t.invalid_reason) cell.append(el('div', {class: 'reason', text: t.invalid_reason}));
+    if (!t.valid && reasonText(t)) cell.append(el('div', {class: 'reason', text: reasonText(t)}));
     cell.addEventListener('click', () => showDetail(i));
     return cell;
   });
@@ -460,7 +466,7 @@ function showDetail(i) {
     body.replaceChildren(drawGates(t, 940, 600, true), ...(strip ? [strip] : []));
   } else {
     title += `length ${t.length.toFixed(3)}, ${t.count} points, ${t.valid ? 'valid' : 'invalid'}`;
-    if (!t.valid && t.invalid_reason) title += ` (${t.invalid_reason})`;
+    if (!t.valid && reasonText(t)) title += ` (${reasonText(t)})`;
     const cps = r.checkpoints ? r.checkpoints[i] : null;
     if (cps) title += `, ${cps.count} checkpoints`;
     const strip = elevationStrip(t.center, 940, 110);
