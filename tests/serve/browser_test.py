@@ -264,8 +264,20 @@ def main():
                 out.write(detail)
             f.check(picture_stats(detail)[0] > 100, "the large-view screenshot is not blank")
 
-            # Gates mode.
+            # Invalid tracks are marked (at half_width 0.1 without relaxation these 9 tracks are all invalid).
             page.eval("document.querySelector('#detail-close').click()")
+            page.eval("(() => { const c = document.querySelector('.field[data-name=relax_enable] input');"
+                      " c.checked = false; c.dispatchEvent(new Event('change'));"
+                      " const box = document.querySelector('.field[data-name=half_width] input[type=number]');"
+                      " box.value = '0.1'; box.dispatchEvent(new Event('change')); })()")
+            renders = page.wait_render(renders)
+            invalid = page.eval("document.querySelectorAll('#grid .cell.invalid').length")
+            f.check(invalid == 9, f"tracks without relaxation are marked invalid ({invalid} of 9)")
+            if page.eval("state.result.tracks.some(t => (t.invalid_reason || []).length)"):
+                f.check(page.eval("document.querySelectorAll('#grid .cell.invalid .reason').length") == 9,
+                        "each invalid cell says why")
+
+            # Gates mode.
             page.eval("(() => { const r = document.querySelector('input[name=mode][value=gates]'); r.checked = true;"
                       " r.dispatchEvent(new Event('change')); })()")
             renders = page.wait_render(renders)
