@@ -49,6 +49,7 @@ struct BadRequest : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Milliseconds since `t0`.
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 /// Runs the jobs posted by the HTTP threads on the thread that calls drain().
@@ -107,6 +108,8 @@ struct GenerateRequest {
   json fields;  ///< TrackGenConfig (mode track) or GateGenConfig (mode gates) fields
 };
 
+/// The request in `body`; BadRequest naming the key for a malformed one (config
+/// fields are checked later, by from_json and validate()).
 GenerateRequest parse_generate_request(const std::string& body) {
   json j;
   try {
@@ -147,6 +150,7 @@ GenerateRequest parse_generate_request(const std::string& body) {
   return r;
 }
 
+/// BadRequest when `num_envs` is above the server's limit.
 void check_batch_size(int num_envs) {
   if (num_envs > max_envs) {
     throw BadRequest("num_envs: " + std::to_string(num_envs) + " is above this server's limit of " +
@@ -154,6 +158,7 @@ void check_batch_size(int num_envs) {
   }
 }
 
+/// Points [base, base + n) of a host View as [[x, y, z], ...].
 template <class HostView>
 json host_points(const HostView& v, int base, int n) {
   json a = json::array();
@@ -236,6 +241,7 @@ json generate_gate_courses(const GenerateRequest& r, const std::string& backend)
   return out;
 }
 
+/// Sends `body` as the JSON answer with `status`.
 void reply_json(httplib::Response& res, int status, const json& body) {
   res.status = status;
   res.set_header("Cache-Control", "no-store");
@@ -245,10 +251,12 @@ void reply_json(httplib::Response& res, int status, const json& body) {
   res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json; charset=utf-8");
 }
 
+/// Sends {"error": message} with `status`.
 void reply_error(httplib::Response& res, int status, const std::string& message) {
   reply_json(res, status, {{"error", message}});
 }
 
+/// The server's bounds, as /api/schema reports them.
 json server_limits() {
   return {{"max_envs", max_envs},
           {"max_body_bytes", max_body_bytes},
@@ -256,6 +264,7 @@ json server_limits() {
           {"min_checkpoint_spacing", min_checkpoint_spacing}};
 }
 
+/// Binds, prints the URL, then serves until the listener stops; Kokkos work on this thread.
 template <class Space>
 void run_serve(const ServeOptions& o) {
   MainThreadQueue kokkos_thread;
