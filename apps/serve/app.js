@@ -119,9 +119,9 @@ function numberControl(f, value, onValue) {
 }
 
 function fieldControl(f) {
-  const row = el('div', {class: 'field', 'data-name': f.name});
   const title = [f.name, f.doc, boundsText(f), ...(f.rules || [])].filter(Boolean).join('\n');
-  row.append(el('span', {text: f.name, title}));
+  const row = el('div', {class: 'field', 'data-name': f.name, title});  // the tooltip of the whole row
+  row.append(el('span', {text: f.name}));
   const value = currentValue(f);
   if (f.type === 'boolean') {
     const box = el('input', {type: 'checkbox', 'data-field': f.name});
