@@ -6,6 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -61,11 +64,13 @@ struct Batch {
 };
 
 /// tracks.json: {"config", "backend", "tracks": [{env, seed, valid, count,
-/// length, winding, truncated, center, outer, inner}]} with real points only.
+/// length, winding, truncated, invalid_reason, center, outer, inner}]} with
+/// real points only; invalid_reason lists the names of the track's
+/// InvalidReason bits (empty for a valid track).
 nlohmann::json batch_json(const Batch& b);
 
 /// tracks.svg: a grid with one cell per track (borders, start point and
-/// direction; invalid tracks marked). `paths`, when given, holds one polyline
+/// direction; invalid tracks in red, their reasons along the bottom). `paths`, when given, holds one polyline
 /// per env drawn over its track (NaN points break the line).
 std::string batch_svg(const Batch& b, const std::vector<std::vector<Vec3f>>* paths = nullptr);
 
@@ -108,8 +113,48 @@ struct GateSummary {
 };
 GateSummary summarize_gates(const GateBatch& b);
 
+/// "12 invalid: 9 thickness, 3 crossing" for the Track `track` (any memory
+/// space); logs a warning when no track of the batch is valid.
+template <class M>
+std::string invalid_line(const Track<M>& track) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), track.invalid_reason);
+  std::vector<std::int32_t> masks(host.data(), host.data() + host.extent(0));
+  const std::string line = invalid_summary(masks);
+  if (std::all_of(masks.begin(), masks.end(), [](std::int32_t m) { return m != 0; })) {
+    logging::warn("no track of the batch is valid (" + line + "); see the reasons in docs/algorithms.md#invalid-reasons");
+  }
+  return line;
+}
+
 /// Writes `text` to `path` (creating parent folders); throws std::runtime_error.
 void write_file(const std::string& path, const std::string& text);
+
+/// The processes of one run of the tool (apps/mpi_app.cpp; apps/mpi_none.cpp in a
+/// build without MPI). Started by an MPI launcher (mpiexec, srun: docs/mpi.md) in
+/// a build with MPI, the ranks of MPI_COMM_WORLD: MPI is initialized here, before
+/// Kokkos, and finalized when this object dies, after Kokkos. Otherwise (or with
+/// TRACKGEN_MPI=0) one process, and MPI is never initialized.
+class ProcessGroup {
+ public:
+  /// Initializes MPI when an MPI launcher started this process (MPI_Init may
+  /// consume its own arguments of argc/argv).
+  ProcessGroup(int& argc, char**& argv);
+  /// Finalizes MPI if it was initialized (after Kokkos::finalize()).
+  ~ProcessGroup();
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
+  /// Initializes Kokkos with `threads` host threads (<= 0: Kokkos' default)
+  /// and, on a GPU backend under MPI, the device of the node-local rank.
+  void initialize_kokkos(int threads) const;
+  /// A subcommand threw `e` on this rank: under several ranks, an error that
+  /// every rank did not raise together aborts the job (MPI_Abort) rather than
+  /// leaving the other ranks waiting in a collective.
+  void on_error(const std::exception& e) const;
+};
+
+/// This process's rank and the number of ranks of the run (0 and 1 without MPI).
+int process_rank();
+int process_count();
 
 /// A subcommand: its CLI11 node and what it runs once Kokkos is initialized.
 struct Command {

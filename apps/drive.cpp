@@ -4,6 +4,7 @@
 // second, laps, collisions and regenerations, or one JSON object (--json);
 // --svg FILE draws the first envs' tracks with their cars' first-episode paths.
 #include "app.hpp"
+#include "progress.hpp"
 
 #include <sim_loop.hpp>
 
@@ -90,11 +91,14 @@ void run_drive(const DriveOptions& o) {
 
   space.fence();
   const auto t0 = std::chrono::steady_clock::now();
+  Progress progress("drive", o.steps, "steps");
   for (int t = 0; t < o.steps; ++t) {
     loop.step();
     if (!o.svg.empty()) trace.record(space, loop.cars(), t);
+    progress.advance();
   }
   space.fence();
+  progress.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   sim::Stats st = loop.stats();
   st.seconds = seconds;
@@ -147,6 +151,7 @@ Command add_drive_command(CLI::App& app) {
                 "print one JSON object: envs, steps, env_steps_per_s, lap_fraction (envs whose car lapped before any "
                 "collision / envs that raced a valid track), collision_rate (collisions / finished episodes), "
                 "regenerations, and more");
+  add_quiet_option(*cmd);
   cmd->add_option("--svg", o->svg, "draw the first 6 envs' tracks and their cars' first-episode paths into FILE");
   return {cmd, [o] { with_backend(o->backend, [&]<class Space>() { run_drive<Space>(*o); }); }};
 }

@@ -49,6 +49,7 @@ GateGenConfig make_gate_config(const BatchOptions& o, int default_envs) {
   }
   if (!o.generator.empty()) c.generator = o.generator;
   if (o.envs > 0) c.num_envs = o.envs;
+  c.validate();  // before anything is allocated
   return c;
 }
 

@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  trackgen::compat::initialize(threads);
+  const trackgen::app::ProcessGroup processes(argc, argv);  // MPI under mpiexec, before Kokkos
+  processes.initialize_kokkos(threads);
   int rc = EXIT_SUCCESS;
   try {
     for (auto& c : commands) {
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "trackgen: " << e.what() << "\n";
     rc = EXIT_FAILURE;
+    processes.on_error(e);
   }
   Kokkos::finalize();
   return rc;

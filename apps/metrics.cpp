@@ -3,6 +3,7 @@
 // metrics on the device, the batch statistics on the host, and the time per
 // generate() call (2 warm-up calls, then the mean of 5 fenced calls).
 #include "app.hpp"
+#include "progress.hpp"
 
 #include <trackgen/metrics/metrics.hpp>
 
@@ -27,13 +28,15 @@ struct MetricsOptions {
 
 constexpr int default_envs = 512;
 
-/// One generator's statistics (its batch generated once, then timed).
+/// One generator's statistics (its batch generated once, then timed) and, in
+/// `invalid`, the summary of its invalid tracks' reasons.
 template <class Space>
-BatchStats measure(const TrackGenConfig& config, const MetricsOptions& o) {
+BatchStats measure(const TrackGenConfig& config, const MetricsOptions& o, std::string& invalid) {
   const Space space;
   TrackGenerator<Space> gen(space, config, SeedState<Space>(space, config.num_envs, o.batch.seed));
   gen.generate();
   BatchStats s = batch_stats(gen);
+  invalid = invalid_line(gen.track());
   for (int i = 0; i < o.warm; ++i) gen.generate();
   gen.space().fence();
   double total_ms = 0.0;
@@ -105,16 +108,20 @@ void run_metrics(const MetricsOptions& o) {
       all ? available_generators<Space>() : std::vector<std::string>{config.generator};
 
   int failed = 0, printed = 0;
+  std::vector<std::string> invalid_lines;
+  Progress progress("metrics", static_cast<long long>(names.size()), "generators");
   for (const auto& name : names) {
     TrackGenConfig c = config;
     c.generator = name;
     BatchStats s;
+    std::string invalid;
     try {
-      s = measure<Space>(c, o);
+      s = measure<Space>(c, o, invalid);
     } catch (const std::exception& e) {
       if (!all) throw;
       std::cerr << "trackgen metrics: generator '" << name << "' skipped: " << e.what() << "\n";
       ++failed;
+      progress.advance();
       continue;
     }
     if (o.json) {
@@ -122,6 +129,7 @@ void run_metrics(const MetricsOptions& o) {
       j["seed"] = o.batch.seed;
       j["backend"] = Space::name();
       j["concurrency"] = compat::concurrency(Space());
+      j["invalid_summary"] = invalid;
       std::cout << j.dump() << std::endl;
     } else {
       if (printed++ == 0) {  // after the first success: a bad --generator prints no empty table
@@ -130,8 +138,12 @@ void run_metrics(const MetricsOptions& o) {
         print_header();
       }
       print_stats(s);
+      invalid_lines.push_back(name + ": " + invalid);
     }
+    progress.advance();
   }
+  progress.finish();
+  for (const auto& line : invalid_lines) std::printf("%s\n", line.c_str());
   if (failed > 0 && failed == static_cast<int>(names.size())) {
     throw std::runtime_error("metrics: every generator failed");
   }
@@ -187,6 +199,7 @@ Command add_metrics_command(CLI::App& app) {
       ->description(
           "centerline generator, or 'all' for every registered one (default: all; with --config: the config's)");
   cmd->add_flag("--json", o->json, "print one JSON object per generator instead of the table");
+  add_quiet_option(*cmd);
   cmd->add_option("--mode", o->mode,
                   "track: the track quality table; gates: gate yield, mean gate count and closest gate centres "
                   "per gate generator, --config then holds GateGenConfig fields (default: track)")

@@ -25,6 +25,7 @@ TrackGenConfig make_config(const BatchOptions& o, int default_envs) {
   if (o.config_file.empty()) c.num_envs = default_envs;
   if (!o.generator.empty()) c.generator = o.generator;
   if (o.envs > 0) c.num_envs = o.envs;
+  c.validate();  // before anything is allocated (the seeds of a runaway --envs included)
   return c;
 }
 
@@ -60,6 +61,7 @@ nlohmann::json batch_json(const Batch& b) {
                       {"length", t.length(e)},
                       {"winding", t.winding(e)},
                       {"truncated", t.truncated(e)},
+                      {"invalid_reason", reason_names(t.invalid_reason(e))},
                       {"center", points_json(t.center, base, n)},
                       {"outer", points_json(t.outer, base, n)},
                       {"inner", points_json(t.inner, base, n)}});
@@ -123,7 +125,14 @@ std::string batch_svg(const Batch& b, const std::vector<std::vector<Vec3f>>* pat
       }
     }
     s << "<text x='" << ox + 6 << "' y='" << oy + 14 << "' font-family='sans-serif' font-size='10' fill='"
-      << (valid ? "#555" : "#c33") << "'>" << e << (valid ? "" : " invalid") << "</text>\n</g>\n";
+      << (valid ? "#555" : "#c33") << "'>" << e << (valid ? "" : " invalid") << "</text>\n";
+    if (!valid) {  // why, along the bottom of the cell
+      std::string why;
+      for (const auto& r : reason_names(t.invalid_reason(e))) why += (why.empty() ? "" : ", ") + r;
+      s << "<text x='" << ox + 6 << "' y='" << oy + cell - 8 << "' font-family='sans-serif' font-size='9' fill='#c33'>"
+        << why << "</text>\n";
+    }
+    s << "</g>\n";
   }
   s << "</svg>\n";
   return s.str();

@@ -200,5 +200,43 @@ TEST_CASE("load_config reads a JSON file and names the path on errors", "[config
   const std::string msg = config_error([&] { trackgen::load_config(unknown); });
   CHECK_THAT(msg, Catch::Contains(unknown) && Catch::Contains("colour"));
 
+  // A repeated key is an error naming it, at any depth; plain parsing would let the last one win.
+  const std::string twice = write("twice.json", R"({"num_envs": 4, "half_width": 0.1, "num_envs": 8})");
+  CHECK_THAT(config_error([&] { trackgen::load_config(twice); }),
+             Catch::Contains(twice) && Catch::Contains("duplicate key \"num_envs\""));
+  const std::string nested_twice = write("nested_twice.json", R"({"rad_range": [0.1, 0.2], "x": {"a": 1, "a": 2}})");
+  CHECK_THAT(config_error([&] { trackgen::load_config(nested_twice); }), Catch::Contains("duplicate key \"a\""));
+
+  // Deep nesting under a known key: rejected while parsing, with a short message.
+  const std::string deep =
+      write("deep.json", "{\"z_profile\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+  const std::string deep_msg = config_error([&] { trackgen::load_config(deep); });
+  CHECK_THAT(deep_msg, Catch::Contains("nested deeper than 64 levels"));
+  CHECK(deep_msg.size() < 400);
+
   fs::remove_all(dir);
+}
+
+TEST_CASE("config errors show at most 200 characters of a value", "[config][json]") {
+  // 60 levels (within the parser's limit) of a wrong-typed value, and a long string.
+  const json nested = json::parse("{\"z_profile\": " + std::string(60, '[') + std::string(60, ']') + "}");
+  const std::string msg = config_error([&] { nested.get<TrackGenConfig>(); });
+  CHECK_THAT(msg, Catch::StartsWith("TrackGenConfig.z_profile: [[[[") && Catch::Contains("has the wrong type"));
+  CHECK(msg.size() < 400);
+  const json wide = json{{"generator", json::array({std::string(10000, 'x')})}};
+  const std::string wide_msg = config_error([&] { wide.get<TrackGenConfig>(); });
+  CHECK_THAT(wide_msg, Catch::Contains("...") && Catch::Contains("has the wrong type"));
+  CHECK(wide_msg.size() < 400);
+  // An in-memory JSON value nested far deeper than any text the parser accepts.
+  json deep = json::array();
+  for (int i = 0; i < 100000; ++i) {
+    json outer = json::array();
+    outer.push_back(std::move(deep));
+    deep = std::move(outer);
+  }
+  json config = json::object();
+  config["z_profile"] = std::move(deep);
+  const std::string deep_msg = config_error([&] { config.get<TrackGenConfig>(); });
+  CHECK_THAT(deep_msg, Catch::StartsWith("TrackGenConfig.z_profile: [[[["));
+  CHECK(deep_msg.size() < 400);
 }

@@ -129,7 +129,7 @@ inline TrackGenConfig stage_config(int envs, int n = 256) {
 struct HostTrack {
   std::vector<Vec3f> outer, center, inner, tangent, normal;
   std::vector<float> arclen, length, winding;
-  std::vector<int> valid, count, truncated, sep_overflow;
+  std::vector<int> valid, count, truncated, sep_overflow, invalid_reason;
   int n_max = 0;
 
   template <class M>
@@ -147,6 +147,7 @@ struct HostTrack {
     h.count = to_vector(t.count);
     h.truncated = to_vector(t.truncated);
     h.sep_overflow = to_vector(t.sep_overflow);
+    h.invalid_reason = to_vector(t.invalid_reason);
     h.n_max = t.n_max();
     return h;
   }
@@ -165,7 +166,7 @@ struct HostTrack {
            bitwise_equal(tangent, o.tangent) && bitwise_equal(normal, o.normal) && bitwise_equal(arclen, o.arclen) &&
            bitwise_equal(length, o.length) && bitwise_equal(winding, o.winding) && bitwise_equal(valid, o.valid) &&
            bitwise_equal(count, o.count) && bitwise_equal(truncated, o.truncated) &&
-           bitwise_equal(sep_overflow, o.sep_overflow);
+           bitwise_equal(sep_overflow, o.sep_overflow) && bitwise_equal(invalid_reason, o.invalid_reason);
   }
 };
 

@@ -68,11 +68,16 @@ TEST_CASE("expand_seed: arange wraps in int32, hashed batches k and k+1 do not o
 
 TEMPLATE_TEST_CASE("SeedState owned expansions", "[seeds]", TRACKGEN_TEST_SPACES) {
   using State = trackgen::SeedState<TestType>;
-  SECTION("arange with int32 wrap-around") {
-    const State s(4, int_max - 1);
+  SECTION("arange up to INT32_MAX; a base seed whose env seeds would wrap is rejected") {
+    const State s(4, int_max - 3);
     CHECK_FALSE(s.bound());
     CHECK(s.num_envs() == 4);
-    CHECK(to_vector(s.seeds()) == Ints{int_max - 1, int_max, int_min, int_min + 1});
+    CHECK(to_vector(s.seeds()) == Ints{int_max - 3, int_max - 2, int_max - 1, int_max});
+    CHECK_THROWS_WITH(State(4, int_max - 2), Catch::Contains("base seed 2147483645 with num_envs = 4 would wrap") &&
+                                                 Catch::Contains("k <= 2147483644"));
+    CHECK_THROWS_AS(State(2, int_max), ConfigError);
+    CHECK_NOTHROW(State(1, int_max));
+    CHECK_NOTHROW(State(4, int_max, SeedExpansion::hashed));  // hashed seeds do not add e
     CHECK(to_vector(s.epoch()) == Ints{0, 0, 0, 0});
     CHECK(to_vector(State(3).seeds()) == Ints{0, 1, 2});
     CHECK(effective_of(s) == to_vector(s.seeds()));  // epoch 0: the seeds themselves

@@ -88,10 +88,12 @@ TEMPLATE_TEST_CASE("Track construction: NaN points, zero per-env fields, labelle
   for (const float a : arclen) CHECK(std::isnan(a));
   CHECK(to_vector(t.length) == std::vector<float>(num_envs, 0.0f));
   CHECK(to_vector(t.winding) == std::vector<float>(num_envs, 0.0f));
-  for (const auto* v : {&t.valid, &t.count, &t.truncated, &t.sep_overflow}) {
+  for (const auto* v : {&t.valid, &t.count, &t.truncated, &t.sep_overflow, &t.invalid_reason}) {
     CHECK(to_vector(*v) == std::vector<int>(num_envs, 0));
     CHECK(v->label().rfind("TrackGen::track::", 0) == 0);
   }
+  // The size, computed without allocating.
+  CHECK(trackgen::Track<typename TestType::memory_space>::bytes_for(num_envs, n_max) == t.bytes());
 }
 
 TEMPLATE_TEST_CASE("Track::clone is a deep, independent copy", "[track]", TRACKGEN_TEST_SPACES) {

@@ -106,6 +106,7 @@ struct BenchOptions {
   std::string json_out = "bench.jsonl";
   std::string svg_out;
   std::string worker_plan;  ///< hidden: run as a worker
+  bool ranks = false;       ///< --ranks: scaling over MPI ranks (ranks.cpp)
 };
 
 // ---------------------------------------------------------------------------
@@ -123,6 +124,9 @@ json run_context(const std::string& space_name, int concurrency, int threads_req
 
 /// The whole command on the parent side (plan.cpp).
 void run_bench(const BenchOptions& o);
+/// `bench --ranks` under mpiexec: strong and weak scaling over the MPI ranks
+/// (ranks.cpp; a ConfigError in a build without MPI).
+void run_rank_bench(const BenchOptions& o);
 /// A worker: measures the points of `plan` and prints one JSON line each (worker.cpp).
 void run_worker(const json& plan);
 /// Runs `trackgen [--threads N] bench --worker-plan PLAN` and returns its records;

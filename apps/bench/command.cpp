@@ -51,6 +51,9 @@ Command add_bench_command(CLI::App& app) {
                   "JSON-lines output, one line per point with the full context, then "
                   "one summary per generator (default: bench.jsonl; '' to skip)");
   cmd->add_option("--svg", o->svg_out, "SVG chart: tracks/s vs E, parallel efficiency vs threads");
+  cmd->add_flag("--ranks", o->ranks,
+                "under mpiexec -n R: strong scaling (--scaling-envs over 1, 2, 4, ... R ranks) and weak scaling "
+                "(--weak-envs per rank, default --scaling-envs) over MPI ranks, at --threads threads per rank");
   cmd->add_option("--worker-plan", o->worker_plan, "internal: run as a measurement worker")->group("");
   cmd->footer(
       "Each point builds a TrackGenerator of E envs (seeds k..k+E-1) and times generate() calls, each fenced on the\n"
@@ -70,7 +73,9 @@ Command add_bench_command(CLI::App& app) {
       "tracks/s per E, the max/min ratio of time per track from E=1024 to the largest E (linear scaling: <= 1.25),\n"
       "the speed-up and efficiency per thread count, and device bytes per env.");
   return {cmd, [o] {
-            if (o->worker_plan.empty()) {
+            if (o->ranks) {
+              bench::run_rank_bench(*o);
+            } else if (o->worker_plan.empty()) {
               bench::run_bench(*o);
             } else {
               bench::run_worker(nlohmann::json::parse(o->worker_plan));

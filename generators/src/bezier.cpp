@@ -187,6 +187,15 @@ void BezierGenerator<Space>::generate(const LaunchContext<Space>& ctx, const Int
 }
 
 template <class Space>
+std::size_t BezierGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
+  const BezierParams p = BezierParams::from_config(config);
+  const std::size_t E = p.num_envs, P = p.num_slots, M = p.dense_stride();
+  const std::size_t per_corner = 3 * sizeof(Vec2f) + sizeof(std::int32_t) + sizeof(std::uint64_t) + sizeof(float);
+  return (p.styled ? E * 3 * sizeof(float) : 0) + 2 * E * sizeof(std::int32_t) + E * P * per_corner +
+         2 * E * M * sizeof(Vec2f) + arc_scratch_bytes(E, M);
+}
+
+template <class Space>
 std::size_t BezierGenerator<Space>::device_bytes() const {
   return arc_.bytes() + views_bytes(style_rad_, style_scale_, style_clamp_, count_, raw_, corners_, used_, keys_,
                                     tangents_, shorter_edge_, dense_, poly_, crossers_);

@@ -300,6 +300,16 @@ void CheckpointGenerator<Space>::generate(const LaunchContext<Space>& ctx, const
 }
 
 template <class Space>
+std::size_t CheckpointGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
+  const CheckpointParams p = CheckpointParams::from_config(config);
+  const std::size_t E = p.num_envs, N = p.num_points, K = p.num_candidates, C = p.num_checkpoints;
+  const std::size_t multi = K > 1 ? E * K * (N * sizeof(Vec2f) + sizeof(std::int32_t)) : 0;
+  const std::size_t clip =
+      p.clip ? E * ((N + 2) * sizeof(Vec2f) + sizeof(std::int32_t)) + arc_scratch_bytes(E, N + 2) : 0;
+  return E * K * C * sizeof(Vec2f) + multi + clip;
+}
+
+template <class Space>
 std::size_t CheckpointGenerator<Space>::device_bytes() const {
   return arc_.bytes() + views_bytes(checkpoints_, candidates_, crossings_, clip_loops_, clipped_);
 }

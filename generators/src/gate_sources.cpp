@@ -49,6 +49,11 @@ class CornerGates final : public GateSource<Space> {
     Kernel(ctx, gate_label(name_, "anchors"), p_, seeds, count, anchors, used_);
   }
   std::size_t device_bytes() const override { return view_bytes(used_); }
+  /// device_bytes() of the source built for `c`, without allocating.
+  static std::size_t scratch_bytes(const GateGenConfig& c) {
+    const Params p = Params::from_config(c.track_config());
+    return std::size_t(p.num_envs) * p.num_slots * sizeof(std::int32_t);
+  }
 
  private:
   Params p_;
@@ -71,6 +76,8 @@ class PolarGates final : public GateSource<Space> {
   using typename GateSource<Space>::Vec2View;
 
   PolarGates(const Space&, const GateGenConfig& c) : p_(PolarParams::from_config(c.track_config())) {}
+  /// No scratch: the knots are the anchors.
+  static std::size_t scratch_bytes(const GateGenConfig&) { return 0; }
 
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& anchors,
                 const IntView& count) override {
@@ -108,6 +115,12 @@ class VoronoiGates final : public GateSource<Space> {
   std::size_t device_bytes() const override {
     return views_bytes(sites_, site_polar_, used_, targets_, anchor_site_);
   }
+  /// device_bytes() of the source built for `c`, without allocating.
+  static std::size_t scratch_bytes(const GateGenConfig& c) {
+    const VoronoiParams p = VoronoiParams::from_config(c.track_config());
+    const std::size_t E = p.num_envs, S = p.num_sites, K = p.num_anchors;
+    return E * S * (2 * sizeof(Vec2f) + sizeof(std::int32_t)) + E * K * (sizeof(Vec2f) + sizeof(std::int32_t));
+  }
 
  private:
   VoronoiParams p_;
@@ -124,6 +137,8 @@ class CheckpointGates final : public GateSource<Space> {
   /// One candidate (track_config() sets checkpoint_best_of_k = 1): the ring of
   /// candidate k = 0, stream seed * 4099 + 1.
   CheckpointGates(const Space&, const GateGenConfig& c) : p_(CheckpointParams::from_config(c.track_config())) {}
+  /// No scratch: the ring is written into the anchors.
+  static std::size_t scratch_bytes(const GateGenConfig&) { return 0; }
 
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& anchors,
                 const IntView& count) override {
@@ -149,6 +164,7 @@ GateGeneratorSpec<Space> gate_spec(const char* name, int (*max_gates)(const Gate
       return std::make_unique<Source>(space, config);
     }
   };
+  spec.scratch_bytes = &Source::scratch_bytes;
   spec.max_gates = max_gates;
   spec.min_gates = min_gates;
   spec.orderings = std::move(orderings);

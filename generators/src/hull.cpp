@@ -151,6 +151,15 @@ void HullGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntVi
 }
 
 template <class Space>
+std::size_t HullGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
+  const HullParams p = HullParams::from_config(config);
+  const std::size_t E = p.num_envs, P = p.num_slots, A = p.aug_stride(), D = p.dense_stride();
+  const std::size_t per_corner = 2 * sizeof(Vec2f) + sizeof(std::int32_t) + sizeof(std::uint64_t);
+  return 5 * E * sizeof(std::int32_t) + E * P * per_corner + E * A * sizeof(Vec2f) + E * D * sizeof(Vec2f) +
+         arc_scratch_bytes(E, D);
+}
+
+template <class Space>
 std::size_t HullGenerator<Space>::device_bytes() const {
   return arc_.bytes() + views_bytes(count_, raw_, used_, keys_, sorted_, aug_, aug_count_, dense_, crossers_,
                                     fallback_crossing_, residual_crossing_);

@@ -76,6 +76,13 @@ void PolarGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntV
 }
 
 template <class Space>
+std::size_t PolarGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
+  const PolarParams p = PolarParams::from_config(config);
+  const std::size_t E = p.num_envs, K = p.num_knots, M = K * p.npseg;
+  return E * K * sizeof(Vec2f) + E * M * sizeof(Vec2f) + arc_scratch_bytes(E, M);
+}
+
+template <class Space>
 std::size_t PolarGenerator<Space>::device_bytes() const {
   return arc_.bytes() + views_bytes(controls_, dense_);
 }

@@ -339,6 +339,19 @@ RepulsiveGenerator<Space>::RepulsiveGenerator(const Space& space, const TrackGen
 }
 
 template <class Space>
+std::size_t RepulsiveGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
+  const RepulsiveParams p = RepulsiveParams::from_config(config);
+  const std::size_t E = p.num_envs, N = p.num_points, M = p.kp.num_obs;
+  std::size_t rows = 0;  // the Sobolev rows: one per stage size
+  for (const int n : p.stages) rows += static_cast<std::size_t>(n);
+  const std::size_t per_env = 6 * N * sizeof(Vec2f) + M * (sizeof(Vec2f) + sizeof(float)) +
+                              5 * sizeof(float) + sizeof(double) + sizeof(RepulsiveStepScalars) +
+                              (N + 1) * sizeof(float) + N * (3 * sizeof(Vec2f) + 2 * sizeof(float)) +
+                              2 * sizeof(float);
+  return E * per_env + 2 * sizeof(std::int32_t) + rows * sizeof(float);
+}
+
+template <class Space>
 std::size_t RepulsiveGenerator<Space>::device_bytes() const {
   return views_bytes(state_.curve, state_.obstacles, state_.obstacle_mass, state_.initial_length, state_.target_length,
                      state_.final_length, state_.reached, state_.live, curve_scratch_, gradient_, length_gradient_,

@@ -229,6 +229,14 @@ void VoronoiGenerator<Space>::generate(const LaunchContext<Space>& ctx, const In
 }
 
 template <class Space>
+std::size_t VoronoiGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
+  const VoronoiParams p = VoronoiParams::from_config(config);
+  const std::size_t E = p.num_envs, S = p.num_sites, K = p.num_anchors, A = p.aug_stride(), D = p.dense_stride();
+  return E * S * (2 * sizeof(Vec2f) + sizeof(std::int32_t)) + E * K * (2 * sizeof(Vec2f) + sizeof(std::int32_t)) +
+         E * (A + D) * sizeof(Vec2f) + E * sizeof(std::int32_t) + arc_scratch_bytes(E, D);
+}
+
+template <class Space>
 std::size_t VoronoiGenerator<Space>::device_bytes() const {
   return arc_.bytes() + views_bytes(sites_, site_polar_, used_, targets_, anchor_site_, selected_, aug_, dense_,
                                     crossers_);

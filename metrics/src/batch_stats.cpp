@@ -40,7 +40,6 @@ double percentile(std::vector<double> v, double q) {
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
-
 namespace detail::metrics {
 
 /// disp[e] = mean over i < min(n_post[e], n_pre[e]) of |post_i - pre_i|, summed
@@ -83,33 +82,12 @@ BatchMetrics<Space>::BatchMetrics(const Space& space, int num_envs, int n_max, M
       pre_(space, num_envs, n_max, params),
       disp_(Kokkos::view_alloc(space, label("metrics", "displacement")), std::size_t(num_envs)) {}
 
-template <class Space>
-BatchStats BatchMetrics<Space>::compute(const Track<memory_space>& track, const DView<const Vec2f, Space>& pre_chain,
-                                        double ms_per_call) {
-  const int E = post_.num_envs(), N = post_.stride();
-  if (track.num_envs() != E || track.n_max() != N) {
-    throw ConfigError("trackgen::BatchMetrics::compute: track has num_envs = " + std::to_string(track.num_envs()) +
-                      ", n_max = " + std::to_string(track.n_max()) + "; expected " + std::to_string(E) + ", " +
-                      std::to_string(N));
-  }
-  const auto region = ctx_.region("TrackGen::metrics::batch_stats");
-  post_.compute(track.center, track.count);
-  pre_.compute(pre_chain, track.count);
-  detail::metrics::launch_displacement(ctx_, post_.result(), pre_.result(), N, disp_);
-
-  const auto hp = post_.to_host();  // fences the (shared) instance
-  const auto pre_x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pre_.result().self_intersects);
-  const auto disp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), disp_);
-  const auto count = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), track.count);
-  const auto valid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), track.valid);
-  const TrackCounts counts = track_counts(track);
-
+BatchStats aggregate_batch_stats(const std::vector<EnvStats>& envs) {
+  const int E = static_cast<int>(envs.size());
   BatchStats s;
   s.num_envs = E;
-  s.num_valid = counts.num_valid;
-  s.yield = counts.yield();
-  s.gen_ms_per_call = ms_per_call;
-  const auto pre_n = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pre_.result().num_points);
+  for (const EnvStats& r : envs) s.num_valid += r.valid != 0 ? 1 : 0;
+  s.yield = E > 0 ? static_cast<double>(s.num_valid) / E : 0.0;
   int pre_crossing = 0;
   // Displacement: one mean over the points of every measured env, valid or not
   // (pooled, not a mean of per-env means, docs/algorithms.md#batch-statistics);
@@ -117,25 +95,21 @@ BatchStats BatchMetrics<Space>::compute(const Track<memory_space>& track, const 
   double disp_sum = 0.0;
   long long disp_points = 0;
   std::vector<double> len, compact, chic, straight, peak, lap;
-  for (int e = 0; e < E; ++e) {
-    const bool ok = valid(e) != 0;
-    // count >= 4 and every one of the first count centerline points finite
-    const int c = count(e);
-    if (c < 4 || hp.num_points(e) != std::min(c, N)) continue;
-    pre_crossing += pre_x(e) != 0 ? 1 : 0;
-    const int m = std::min(hp.num_points(e), pre_n(e));
-    disp_sum += disp(e) * m;
-    disp_points += m;
-    if (!ok) continue;
-    len.push_back(hp.perimeter(e));
-    compact.push_back(hp.compactness(e));
-    chic.push_back(hp.chicanes(e));
-    straight.push_back(hp.straight_fraction(e));
-    peak.push_back(hp.peak_curvature(e));
-    lap.push_back(hp.lap_time(e));
+  for (const EnvStats& r : envs) {
+    if (r.measured == 0) continue;
+    pre_crossing += r.pre_crossing != 0 ? 1 : 0;
+    disp_sum += r.displacement * r.disp_points;
+    disp_points += r.disp_points;
+    if (r.valid == 0) continue;
+    len.push_back(r.perimeter);
+    compact.push_back(r.compactness);
+    chic.push_back(r.chicanes);
+    straight.push_back(r.straight_fraction);
+    peak.push_back(r.peak_curvature);
+    lap.push_back(r.lap_time);
   }
   s.num_measured = static_cast<int>(compact.size());
-  s.pre_relax_self_intersection_rate = static_cast<double>(pre_crossing) / E;
+  s.pre_relax_self_intersection_rate = E > 0 ? static_cast<double>(pre_crossing) / E : 0.0;
   s.xpbd_displacement = disp_points > 0 ? disp_sum / static_cast<double>(disp_points) : 0.0;
   s.mean_length = mean(len);
   s.mean_compactness = mean(compact);
@@ -150,6 +124,56 @@ BatchStats BatchMetrics<Space>::compute(const Track<memory_space>& track, const 
   s.straight_frac = mean(straight);
   s.peak_curvature = mean(peak);
   s.lap_time = mean(lap);
+  return s;
+}
+
+template <class Space>
+std::vector<EnvStats> BatchMetrics<Space>::env_stats(const Track<memory_space>& track,
+                                                     const DView<const Vec2f, Space>& pre_chain) {
+  const int E = post_.num_envs(), N = post_.stride();
+  if (track.num_envs() != E || track.n_max() != N) {
+    throw ConfigError("trackgen::BatchMetrics::compute: track has num_envs = " + std::to_string(track.num_envs()) +
+                      ", n_max = " + std::to_string(track.n_max()) + "; expected " + std::to_string(E) + ", " +
+                      std::to_string(N));
+  }
+  const auto region = ctx_.region("TrackGen::metrics::batch_stats");
+  post_.compute(track.center, track.count);
+  pre_.compute(pre_chain, track.count);
+  detail::metrics::launch_displacement(ctx_, post_.result(), pre_.result(), N, disp_);
+
+  const auto hp = post_.to_host();  // fences the (shared) instance
+  const auto pre_x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pre_.result().self_intersects);
+  const auto pre_n = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pre_.result().num_points);
+  const auto disp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), disp_);
+  const auto count = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), track.count);
+  const auto valid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), track.valid);
+
+  std::vector<EnvStats> envs(static_cast<std::size_t>(E));
+  for (int e = 0; e < E; ++e) {
+    EnvStats& r = envs[static_cast<std::size_t>(e)];
+    r.valid = valid(e) != 0 ? 1 : 0;
+    // count >= 4 and every one of the first count centerline points finite
+    const int c = count(e);
+    if (c < 4 || hp.num_points(e) != std::min(c, N)) continue;
+    r.measured = 1;
+    r.pre_crossing = pre_x(e) != 0 ? 1 : 0;
+    r.disp_points = std::min(hp.num_points(e), pre_n(e));
+    r.displacement = disp(e);
+    r.perimeter = hp.perimeter(e);
+    r.compactness = hp.compactness(e);
+    r.chicanes = hp.chicanes(e);
+    r.straight_fraction = hp.straight_fraction(e);
+    r.peak_curvature = hp.peak_curvature(e);
+    r.lap_time = hp.lap_time(e);
+  }
+  return envs;
+}
+
+template <class Space>
+BatchStats BatchMetrics<Space>::compute(const Track<memory_space>& track, const DView<const Vec2f, Space>& pre_chain,
+                                        double ms_per_call) {
+  BatchStats s = aggregate_batch_stats(env_stats(track, pre_chain));
+  s.gen_ms_per_call = ms_per_call;
   return s;
 }
 

@@ -162,6 +162,22 @@ void PipelineBuffers<Space>::check(const TrackGenConfig& c, const char* api) con
 }
 
 template <class Space>
+std::size_t PipelineBuffers<Space>::bytes_for(const TrackGenConfig& c) {
+  // The allocations of the constructor, in its order.
+  const std::size_t E = static_cast<std::size_t>(c.num_envs), M = E * static_cast<std::size_t>(c.N_max);
+  const std::size_t scan = E * (static_cast<std::size_t>(std::max(c.N_max, c.num_points)) + 1);
+  const std::size_t v2 = sizeof(Vec2f), f = sizeof(float), i = sizeof(std::int32_t);
+  const std::size_t chains = chebyshev_of(c) ? 3 : 2, slots = static_cast<std::size_t>(cache_slots_of(c));
+  const std::size_t cells = std::bit_ceil(static_cast<unsigned>(std::max(c.N_max, 1)));
+  std::size_t b = E * static_cast<std::size_t>(c.num_points) * v2 + E * i + M * v2 + scan * f;
+  b += E * (i + f) + M * v2 + M * 2 * chains * f + M * 3 * f + chebyshev_schedule(c).size() * f;
+  if (slots > 0) b += M * slots * i + 2 * M * i + (detail::is_host_space<Space>() ? 4 * M * i : 0);
+  b += M * v2 + 3 * M * f + E * (cells + 1) * i + M * i + 2 * E * i;
+  b += E * static_cast<std::size_t>(z_knots_of(c)) * f;
+  return b;
+}
+
+template <class Space>
 std::size_t PipelineBuffers<Space>::device_bytes() const {
   return view_bytes(gen_centerline) + view_bytes(gen_valid) + view_bytes(cs_center) + view_bytes(arc_s) +
          view_bytes(band) + view_bytes(l0) + view_bytes(relaxed) + view_bytes(relax_chains) + view_bytes(relax_sep) +

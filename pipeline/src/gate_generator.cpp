@@ -3,6 +3,7 @@
 #include <trackgen/exec/ops.hpp>
 #include <trackgen/generators/detail/common.hpp>
 #include <trackgen/pipeline/gate_generator.hpp>
+#include <trackgen/pipeline/memory.hpp>
 
 #include <algorithm>
 #include <string>
@@ -18,7 +19,8 @@ std::string ordering_names(const std::vector<GateOrdering>& orderings) {
 
 /// Validates `config` for a GateGenerator fed by `seed_envs` per-env seeds:
 /// the fields, then what the gate generator can do (its orderings, how many
-/// anchors it writes). Runs first in the constructor, before any allocation.
+/// anchors it writes), and the memory estimate against the limit. Runs first in
+/// the constructor, before any allocation.
 template <class Space>
 const GateGeneratorSpec<Space>* checked_spec(const GateGenConfig& config, std::size_t seed_envs) {
   const std::string api = "trackgen::GateGenerator";
@@ -44,6 +46,7 @@ const GateGeneratorSpec<Space>* checked_spec(const GateGenConfig& config, std::s
                       std::to_string(fewest) + " gates gate generator '" + spec.name +
                       "' may write (those courses could never be valid)");
   }
+  check_gate_memory<Space>(config, memory_limit_bytes(), api);
   return &spec;
 }
 

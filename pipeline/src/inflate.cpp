@@ -18,13 +18,13 @@
 //      D (one thread) non-flat: the 3D arc length (float64 scan) replacing the
 //        plan-view one; validity: turning sum in point order, NaN, width floor,
 //        the curvature half of the thickness test (Menger radius), grade,
-//        gen_valid.
+//        gen_valid; each failed test sets its InvalidReason bit.
 //    Float results are produced by exactly one thread each, sums in a fixed
 //    order: nothing depends on team size or scheduling.
 //  - inflate::near_pairs (pairs.cpp): the tests over pairs of nearby points,
 //    O(count) per env through a grid: the separation half of the thickness
 //    test, and with validity_border_check the loop check; clears valid where
-//    one fails.
+//    one fails and adds the thickness or crossing bit.
 //
 // Lift rules: flat keeps the plan-view tangent (t.x, t.y, 0) and
 // arc length and puts every point, padding included, at z_base; a non-flat
@@ -49,7 +49,7 @@ struct InflateKernel {
   DView<int, Space> gen_valid;
   DView<Vec3f, Space> outer, center, inner, tangent, normal;
   DView<float, Space> arclen, length_out, winding;
-  DView<int, Space> valid;
+  DView<int, Space> valid, invalid_reason, truncated;
   DView<float, Space> seg, turn, kappa;
   DView<int, Space> env_band, env_flip;
   DView<std::int32_t, Space> seeds;
@@ -197,7 +197,9 @@ struct InflateKernel {
     // --- D: 3D arc length, validity (one thread, point order)
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       if (lifted) lift_arclen(base, cnt, e);
-      int ok = 0;
+      // One InvalidReason bit per failed test; valid exactly when none failed.
+      std::int32_t reason = gen_valid(e) != 0 ? 0 : InvalidReason::generator;
+      if (cnt == 0) reason |= InvalidReason::too_few_points;
       if (cnt > 0) {
         float turning = 0.0f;
         bool finite = true;
@@ -214,9 +216,16 @@ struct InflateKernel {
         const float rad_min = 1.0f / kmath::max(kmax, 1e-12f);
         const bool th_ok = rad_min >= min_thickness;
         const bool grade_ok = z_valid_grade <= 0.0f || grade_within(base, cnt);
-        ok = (gen_valid(e) != 0 && turn_ok && width_ok && finite && th_ok && grade_ok) ? 1 : 0;
+        if (!turn_ok) reason |= InvalidReason::turning;
+        if (!width_ok) reason |= InvalidReason::width;
+        if (!finite) reason |= InvalidReason::non_finite;
+        if (!th_ok) reason |= InvalidReason::thickness;
+        if (!grade_ok) reason |= InvalidReason::grade;
       }
-      valid(e) = ok;
+      if (reason != 0 && cnt < 3) reason |= InvalidReason::too_few_points;
+      if (reason != 0 && truncated(e) != 0) reason |= InvalidReason::truncated;
+      valid(e) = reason == 0 ? 1 : 0;
+      invalid_reason(e) = reason;
     });
   }
 };
@@ -248,6 +257,8 @@ void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, Pipe
   k.length_out = track.length;
   k.winding = track.winding;
   k.valid = track.valid;
+  k.invalid_reason = track.invalid_reason;
+  k.truncated = track.truncated;
   k.seg = buffers.seg;
   k.turn = buffers.turn;
   k.kappa = buffers.kappa;

@@ -86,6 +86,7 @@ struct ScatterRows {
     out.winding(e) = lane.winding(j);
     out.truncated(e) = lane.truncated(j);
     out.sep_overflow(e) = lane.sep_overflow(j);
+    out.invalid_reason(e) = lane.invalid_reason(j);
   }
 };
 

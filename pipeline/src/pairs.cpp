@@ -91,7 +91,7 @@ KOKKOS_INLINE_FUNCTION Vec2f xy(Vec3f p) { return {p.x, p.y}; }
 template <class Space>
 struct NearPairsKernel {
   DView<Vec3f, Space> center, outer, inner;
-  DView<int, Space> count, valid, env_band;
+  DView<int, Space> count, valid, env_band, invalid_reason, truncated;
   DView<float, Space> seg, kappa;
   DView<int, Space> cell_start, cell_items;
   int n_max = 0;
@@ -149,10 +149,15 @@ struct NearPairsKernel {
   /// than the band and closer than 2 min_thickness. Loop check: a border point
   /// of either too close to the other's centre segment (i == j: to its own),
   /// or, for non-adjacent segments, two segments of one loop closer than delta.
-  KOKKOS_FUNCTION bool pair_fails(const Env& v, int i, const Seg& si, int j, float d2) const {
+  KOKKOS_FUNCTION std::int32_t pair_fails(const Env& v, int i, const Seg& si, int j, float d2) const {
     const int circ = geom::circ_dist(i, j, v.cnt);
-    if (circ > v.band && d2 < v.sep2 && 0.5f * kmath::sqrt(d2) < min_thickness) return true;
-    if (!loops) return false;
+    const std::int32_t sep =
+        circ > v.band && d2 < v.sep2 && 0.5f * kmath::sqrt(d2) < min_thickness ? InvalidReason::thickness : 0;
+    return sep | (loops && loop_fails(v, i, si, j, d2, circ) ? InvalidReason::crossing : 0);
+  }
+
+  /// The loop-check half of pair_fails.
+  KOKKOS_FUNCTION bool loop_fails(const Env& v, int i, const Seg& si, int j, float d2, int circ) const {
     const Seg sj = segment(v, j);
     if (d2 <= v.near2) {
       if (too_close(v, si.o0, j, sj) || too_close(v, si.n0, j, sj)) return true;
@@ -168,12 +173,14 @@ struct NearPairsKernel {
   /// border segments (each must advance along centre segment i by more than
   /// 1e-3 of its length), then the pairs (i, j) within reach, j from i's cell
   /// (j >= i) and from the cells (1, -1), (1, 0), (1, 1), (0, 1) after it.
-  KOKKOS_FUNCTION int point_fails(const Env& v, const int* start, const int* items, int i) const {
+  KOKKOS_FUNCTION std::int32_t point_fails(const Env& v, const int* start, const int* items, int i) const {
     const Seg si = segment(v, i);
+    const std::int32_t all = InvalidReason::thickness | (loops ? InvalidReason::crossing : 0);
+    std::int32_t fails = 0;
     if (loops) {
       const Vec2f di = si.c1 - si.c0;
       const float advance = 1e-3f * length_sq(di);
-      if (dot(si.o1 - si.o0, di) <= advance || dot(si.n1 - si.n0, di) <= advance) return 1;
+      if (dot(si.o1 - si.o0, di) <= advance || dot(si.n1 - si.n0, di) <= advance) fails = InvalidReason::crossing;
     }
     const int cx = cell_x(v, si.c0), cy = cell_y(v, si.c0);
     const Vec3f* const centre = v.c;
@@ -184,10 +191,11 @@ struct NearPairsKernel {
       for (int k = start[s]; k < k_end; ++k) {
         const int j = items[k];
         const float d2 = length_sq(si.c0 - xy(centre[j]));  // the thickness test's expression
-        if (d2 <= reach2 && (c > 0 || j >= i) && pair_fails(v, i, si, j, d2)) return 1;
+        if (d2 <= reach2 && (c > 0 || j >= i)) fails |= pair_fails(v, i, si, j, d2);
+        if (fails == all) return fails;  // every bit found: the set does not depend on the visiting order
       }
     }
-    return 0;
+    return fails;
   }
 
   KOKKOS_FUNCTION void operator()(const detail::TeamMember<Space>& team) const {
@@ -230,12 +238,16 @@ struct NearPairsKernel {
     sort_by_cell(team, v, start, items);
 
     // --- 3: the tests
-    int fails = 0;
+    std::int32_t fails = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, v.cnt),
-        [&](const int i, int& sum) { sum += point_fails(v, start, items, i); }, fails);
+        [&](const int i, std::int32_t& bits) { bits |= point_fails(v, start, items, i); },
+        Kokkos::BOr<std::int32_t>(fails));
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      if (fails > 0) valid(e) = 0;
+      if (fails == 0) return;
+      valid(e) = 0;
+      invalid_reason(e) |= fails | (truncated(e) != 0 ? InvalidReason::truncated : 0) |
+                           (v.cnt < 3 ? InvalidReason::too_few_points : 0);
     });
   }
 
@@ -274,6 +286,8 @@ void check_near_pairs(const LaunchContext<Space>& ctx, const TrackGenConfig& con
   k.inner = track.inner;
   k.count = track.count;
   k.valid = track.valid;
+  k.invalid_reason = track.invalid_reason;
+  k.truncated = track.truncated;
   k.env_band = buffers.env_band;
   k.seg = buffers.seg;
   k.kappa = buffers.kappa;

@@ -2,6 +2,7 @@
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/logging.hpp>
 #include <trackgen/exec/ops.hpp>
+#include <trackgen/pipeline/memory.hpp>
 #include <trackgen/pipeline/track_generator.hpp>
 
 #include "masked_lane.hpp"
@@ -12,7 +13,8 @@
 namespace trackgen {
 namespace {
 
-/// Validates `config` for a TrackGenerator fed by `seed_envs` per-env seeds.
+/// Validates `config` for a TrackGenerator fed by `seed_envs` per-env seeds,
+/// and its memory estimate against the limit (trackgen/pipeline/memory.hpp).
 /// Runs first in the constructor's initializer list, so nothing is allocated
 /// when it throws.
 template <class Space>
@@ -23,6 +25,7 @@ TrackGenConfig checked_config(const TrackGenConfig& config, std::size_t seed_env
     throw ConfigError(api + ": seeds.num_envs() = " + std::to_string(seed_envs) + " must equal config.num_envs = " +
                       std::to_string(config.num_envs));
   }
+  check_memory<Space>(config, memory_limit_bytes(), api);
   return config;
 }
 
@@ -115,7 +118,8 @@ Program<Space> TrackGenerator<Space>::make_program() {
   body.capture = spec_->capture;
   body.reads = {buffer("seed_buf", seed_buf_)};
   body.writes = {buffer("center", track_.center), buffer("outer", track_.outer), buffer("inner", track_.inner),
-                 buffer("valid", track_.valid), buffer("count", track_.count)};
+                 buffer("valid", track_.valid), buffer("count", track_.count),
+                 buffer("invalid_reason", track_.invalid_reason)};
   body.enqueue = [this](const LaunchContext<Space>& ctx) { enqueue_body(ctx); };
   p.add(std::move(body));
   return p;
@@ -142,7 +146,8 @@ Program<Space> TrackGenerator<Space>::make_masked_program(const IntView& mask, b
   body.id = "generate:" + config_.generator;
   body.capture = spec_->capture;
   body.reads = {buffer("mask", mask), buffer("mask_any", any_flag_)};
-  body.writes = {buffer("seed_buf", seed_buf_), buffer("center", track_.center), buffer("valid", track_.valid)};
+  body.writes = {buffer("seed_buf", seed_buf_), buffer("center", track_.center), buffer("valid", track_.valid),
+                 buffer("invalid_reason", track_.invalid_reason)};
   body.enqueue = [this, mask](const LaunchContext<Space>& ctx) {
     if (lane_) {
       lane_->regenerate(ctx, seed_buf_, track_, buffers_,

@@ -53,6 +53,7 @@ struct LineKernel {
     line.winding(e) = 0.0f;
     line.truncated(e) = 0;
     line.sep_overflow(e) = 0;
+    line.invalid_reason(e) = ok ? 0 : InvalidReason::generator;  // the gate course is invalid
   }
 };
 

@@ -237,9 +237,9 @@ struct TrackGenConfig {
   float resolved_spacing() const;
 
   /// Throws trackgen::ConfigError naming the field, the value and the allowed
-  /// range for the first invalid field: every float field is checked for
-  /// finiteness first, then the checks of the original system in its order,
-  /// then the ones it lacked (docs/differences.md#validation). When non-empty,
+  /// range for the first invalid field: every float field's finiteness, then
+  /// every field's own bounds (those of config_schema(), config_schema.hpp),
+  /// then the cross-field rules (docs/design.md#config-schema). When non-empty,
   /// `available_generators` is the list `generator` must belong to.
   void validate(const std::vector<std::string>& available_generators = {}) const;
 };

@@ -63,6 +63,18 @@ class GateSequence {
   /// Copies the whole sequence to host memory.
   GateSequence<Kokkos::HostSpace> to_host() const { return clone<Kokkos::HostSpace>(); }
 
+  /// Bytes the fields of a GateSequence of `num_envs` envs of stride
+  /// `max_gates` hold, computed without allocating (bytes() of such a one).
+  static std::size_t bytes_for(int num_envs, int max_gates) {
+    const std::size_t gates = std::size_t(num_envs) * std::size_t(max_gates), envs = std::size_t(num_envs);
+    std::size_t b = 0;
+    GateSequence s;
+    for_each_field(s, s, [&](const char*, const auto& field, const auto&, auto per_gate) {
+      b += sizeof(typename std::decay_t<decltype(field)>::value_type) * (decltype(per_gate)::value ? gates : envs);
+    });
+    return b;
+  }
+
   /// Bytes of memory held by the fields.
   std::size_t bytes() const {
     std::size_t b = 0;

@@ -7,6 +7,7 @@
 #include <trackgen/core/views.hpp>
 
 #include <cstdint>
+#include <climits>
 #include <string>
 
 namespace trackgen {
@@ -78,11 +79,18 @@ class SeedState {
   using IntView = DView<std::int32_t, Space>;
 
   /// Owned seeds `expand_seed(k, e, mode)` for e in [0, num_envs), allocated
-  /// and written on the instance `space`.
+  /// and written on the instance `space`. ConfigError, before any allocation,
+  /// when num_envs < 1 or (arange) k + num_envs - 1 exceeds INT32_MAX, where
+  /// the env seeds would wrap.
   SeedState(const Space& space, int num_envs, std::int32_t k = 0, SeedExpansion mode = SeedExpansion::arange)
       : space_(space), bound_(false) {
     if (num_envs < 1) {
       throw ConfigError("trackgen::SeedState: num_envs must be >= 1, got " + std::to_string(num_envs));
+    }
+    if (mode == SeedExpansion::arange && static_cast<std::int64_t>(k) + (num_envs - 1) > INT32_MAX) {
+      throw ConfigError("trackgen::SeedState: base seed " + std::to_string(k) + " with num_envs = " +
+                        std::to_string(num_envs) + " would wrap: env seeds k + e must stay <= 2147483647, so k <= " +
+                        std::to_string(static_cast<std::int64_t>(INT32_MAX) - (num_envs - 1)));
     }
     seeds_ = IntView(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, label("seeds", "seeds")), num_envs);
     epoch_ = IntView(Kokkos::view_alloc(space_, label("seeds", "epoch")), num_envs);

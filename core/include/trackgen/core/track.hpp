@@ -4,6 +4,7 @@
 #pragma once
 
 #include <trackgen/core/errors.hpp>
+#include <trackgen/core/invalid_reason.hpp>
 #include <trackgen/core/views.hpp>
 
 #include <cstddef>
@@ -69,6 +70,18 @@ class Track {
     return b;
   }
 
+  /// Bytes the fields of a Track of `num_envs` envs of stride `n_max` hold,
+  /// computed without allocating (bytes() of such a Track).
+  static std::size_t bytes_for(int num_envs, int n_max) {
+    const std::size_t points = std::size_t(num_envs) * std::size_t(n_max), envs = std::size_t(num_envs);
+    std::size_t b = 0;
+    Track t;
+    for_each_field(t, t, [&](const char*, const auto& field, const auto&, auto per_point) {
+      b += sizeof(typename std::decay_t<decltype(field)>::value_type) * (decltype(per_point)::value ? points : envs);
+    });
+    return b;
+  }
+
   /// Number of envs E and the stride N_max (callable in kernels that capture the Track).
   KOKKOS_INLINE_FUNCTION int num_envs() const { return num_envs_; }
   KOKKOS_INLINE_FUNCTION int n_max() const { return n_max_; }
@@ -85,6 +98,7 @@ class Track {
   view<float> winding;   ///< +1 CCW, -1 CW, 0 degenerate [E]
   view<int> truncated;   ///< 1 if the track needed more than N_max points [E]
   view<int> sep_overflow;  ///< relaxation beads whose candidate cache overflowed [E]
+  view<int> invalid_reason;  ///< why the track is invalid, InvalidReason bits; 0 for a valid track [E]
 
  private:
   template <class>
@@ -127,6 +141,7 @@ class Track {
     f("winding", a.winding, b.winding, env);
     f("truncated", a.truncated, b.truncated, env);
     f("sep_overflow", a.sep_overflow, b.sep_overflow, env);
+    f("invalid_reason", a.invalid_reason, b.invalid_reason, env);
   }
 
   int num_envs_ = 0;

@@ -52,6 +52,10 @@ struct GateGeneratorSpec {
   /// Builds a source for `config` (validated; config.num_envs envs), allocating
   /// its scratch on the instance `space`.
   std::function<std::unique_ptr<GateSource<Space>>(const Space& space, const GateGenConfig& config)> make;
+  /// The bytes of device memory `make` allocates for `config` (validated),
+  /// computed without allocating (the memory estimate,
+  /// trackgen/pipeline/memory.hpp). Optional: empty counts as 0 bytes.
+  std::function<std::size_t(const GateGenConfig& config)> scratch_bytes;
   /// S: the most anchors the source writes per env for `config`.
   std::function<int(const GateGenConfig& config)> max_gates;
   /// The fewest anchors the source writes per env for `config` (the pipeline

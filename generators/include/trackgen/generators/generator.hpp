@@ -53,6 +53,10 @@ struct GeneratorSpec {
   /// sequence, no host reads of device data), BOUNDED (bounded_loop with an
   /// on-device `active` flag) or HOST (host reads: runs eagerly, never recorded).
   CaptureClass capture = CaptureClass::STATIC;
+  /// The bytes of device memory `make` allocates for `config` (validated),
+  /// computed without allocating: the generator's share of the memory estimate
+  /// (trackgen/pipeline/memory.hpp). Optional: empty counts as 0 bytes.
+  std::function<std::size_t(const TrackGenConfig& config)> scratch_bytes;
 
   /// Whether the stage may be recorded into a graph (its capture class is not HOST).
   bool capturable() const { return capture != CaptureClass::HOST; }

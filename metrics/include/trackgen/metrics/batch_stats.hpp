@@ -8,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,30 @@ TrackCounts track_counts(const Track<MemorySpace>& track) {
   return c;
 }
 
+/// One env's share of the batch statistics: what the aggregation reads of env e
+/// (a plain struct, so that front ends can move per-env records between
+/// processes and aggregate them in env order with aggregate_batch_stats()).
+struct EnvStats {
+  std::int32_t valid = 0;         ///< valid flag (0/1)
+  std::int32_t measured = 0;      ///< count >= 4 and the first count centerline points finite
+  std::int32_t pre_crossing = 0;  ///< the pre-relax chain self-intersects (measured envs)
+  std::int32_t disp_points = 0;   ///< points of the displacement mean (measured envs)
+  std::int32_t chicanes = 0;
+  std::int32_t padding = 0;   ///< unused (keeps the doubles aligned without implicit padding)
+  double displacement = 0.0;  ///< mean |post_i - pre_i| over disp_points points
+  double perimeter = 0.0;
+  double compactness = 0.0;
+  double straight_fraction = 0.0;
+  double peak_curvature = 0.0;
+  double lap_time = 0.0;
+};
+
+/// The batch aggregates of the per-env records `envs`, in env order (env e at
+/// index e): every field of BatchStats but `generator` and `gen_ms_per_call`.
+/// BatchMetrics::compute() is env_stats() followed by this, so records gathered
+/// from several processes in env order give the same bits as one process.
+BatchStats aggregate_batch_stats(const std::vector<EnvStats>& envs);
+
 /// Computes BatchStats of batches of `num_envs` envs of stride `n_max`; holds two
 /// TrackMetrics (post-relax centerline, pre-relax chain) and the per-env
 /// displacement, all allocated at construction.
@@ -98,6 +123,10 @@ class BatchMetrics {
   /// host: fences the instance). `ms_per_call` is copied into the result.
   BatchStats compute(const Track<memory_space>& track, const DView<const Vec2f, Space>& pre_chain,
                      double ms_per_call = 0.0);
+
+  /// The per-env records behind compute() (the same device work, then a host
+  /// read that fences the instance), env e at index e.
+  std::vector<EnvStats> env_stats(const Track<memory_space>& track, const DView<const Vec2f, Space>& pre_chain);
 
   /// Metrics of the relaxed centerline / of the pre-relax chain (last compute()).
   const TrackMetrics<Space>& post() const { return post_; }

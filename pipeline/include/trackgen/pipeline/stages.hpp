@@ -123,6 +123,10 @@ class PipelineBuffers {
   /// Bytes of device memory held by the buffers.
   std::size_t device_bytes() const;
 
+  /// Bytes of device memory the constructor allocates for `config` (validated),
+  /// computed without allocating: device_bytes() of such buffers.
+  static std::size_t bytes_for(const TrackGenConfig& config);
+
   // --- generator output (the input of the pipeline)
   Vec2View gen_centerline;  ///< [E*N] closed loops, N = num_points
   IntView gen_valid;        ///< [E] generator validity

@@ -56,6 +56,9 @@ class BezierGenerator final : public BuiltinGenerator<Space, BezierParams> {
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
                 const IntView& out_valid) override;
   std::size_t device_bytes() const override;
+  /// The bytes the constructor allocates for `config` (validated), without
+  /// allocating: device_bytes() of the generator it would build.
+  static std::size_t scratch_bytes(const TrackGenConfig& config);
 
   /// Per-env corner count m (after the [1, P] clamp) of the last generate().
   const IntView& corner_count() const { return count_; }

@@ -66,6 +66,9 @@ class CheckpointGenerator final : public BuiltinGenerator<Space, CheckpointParam
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
                 const IntView& out_valid) override;
   std::size_t device_bytes() const override;
+  /// The bytes the constructor allocates for `config` (validated), without
+  /// allocating: device_bytes() of the generator it would build.
+  static std::size_t scratch_bytes(const TrackGenConfig& config);
 
   /// Checkpoints [E*K*C] (candidate k of env e at slot e*K + k).
   const Vec2View& checkpoints() const { return checkpoints_; }

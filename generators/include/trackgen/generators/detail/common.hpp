@@ -150,6 +150,7 @@ GeneratorSpec<Space> builtin_spec(const char* name, CaptureClass capture = Captu
   spec.make = [](const Space& space, const TrackGenConfig& config) -> std::unique_ptr<Generator<Space>> {
     return std::make_unique<G>(space, config);
   };
+  spec.scratch_bytes = &G::scratch_bytes;
   spec.capture = capture;
   return spec;
 }
@@ -303,6 +304,11 @@ struct ArcScratch {
   ArcScratch(const Space& space, const std::string& gen, int num_envs, int stride);
   std::size_t bytes() const;
 };
+
+/// The bytes of an ArcScratch of `num_envs` envs of stride `stride`.
+inline std::size_t arc_scratch_bytes(std::size_t num_envs, std::size_t stride) {
+  return num_envs * (stride * (sizeof(Vec2f) + sizeof(float)) + (stride + 1) * sizeof(float) + sizeof(std::int32_t));
+}
 
 /// ARC (docs/algorithms.md#arc-resample): per env e, compacts the finite points of
 /// dense[e*M, (e+1)*M) (M = scratch.stride), builds the closed-loop cumulative

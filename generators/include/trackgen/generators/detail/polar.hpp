@@ -47,6 +47,9 @@ class PolarGenerator final : public BuiltinGenerator<Space, PolarParams> {
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
                 const IntView& out_valid) override;
   std::size_t device_bytes() const override;
+  /// The bytes the constructor allocates for `config` (validated), without
+  /// allocating: device_bytes() of the generator it would build.
+  static std::size_t scratch_bytes(const TrackGenConfig& config);
 
  private:
   using Base::p_;

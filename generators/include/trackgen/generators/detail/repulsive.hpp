@@ -223,6 +223,9 @@ class RepulsiveGenerator final : public BuiltinGenerator<Space, RepulsiveParams>
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
                 const IntView& out_valid) override;
   std::size_t device_bytes() const override;
+  /// The bytes the constructor allocates for `config` (validated), without
+  /// allocating: device_bytes() of the generator it would build.
+  static std::size_t scratch_bytes(const TrackGenConfig& config);
 
   /// [1] int32: iterations run when every env had frozen, -1 if never.
   const IntView& stop_iteration() const { return stop_iteration_; }

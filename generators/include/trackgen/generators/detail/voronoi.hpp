@@ -81,6 +81,9 @@ class VoronoiGenerator final : public BuiltinGenerator<Space, VoronoiParams> {
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& out_centerline,
                 const IntView& out_valid) override;
   std::size_t device_bytes() const override;
+  /// The bytes the constructor allocates for `config` (validated), without
+  /// allocating: device_bytes() of the generator it would build.
+  static std::size_t scratch_bytes(const TrackGenConfig& config);
 
   /// Sites [E*S] of the last generate().
   const Vec2View& sites() const { return sites_; }

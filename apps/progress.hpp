@@ -1,0 +1,44 @@
+// Progress of long commands, on stderr only (stdout stays the command's output,
+// e.g. --json streams): on a terminal one line rewritten in place ("\r"), items
+// done, rate and ETA; when stderr is not a terminal, plain lines every 10 s.
+// Nothing is printed before the run is TRACKGEN_PROGRESS_DELAY seconds old
+// (default 2), so short runs stay silent; --quiet silences it altogether.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <string>
+
+namespace trackgen::app {
+
+/// Adds --quiet (no progress output) to `cmd`.
+void add_quiet_option(CLI::App& cmd);
+
+/// A count of items done out of a known total, reported while it runs.
+class Progress {
+ public:
+  /// Starts the clock of `what` (e.g. "generate"), `total` items named `unit`.
+  Progress(std::string what, long long total, std::string unit);
+  /// Ends the line if one was started (as finish()).
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  /// Adds `n` items done and reports when a report is due.
+  void advance(long long n = 1);
+  /// Reports the final count (when the run is past the delay or anything was
+  /// reported) and ends the terminal line; later calls do nothing.
+  void finish();
+
+ private:
+  void report(bool final);
+
+  std::string what_, unit_;
+  long long total_ = 0, done_ = 0;
+  std::chrono::steady_clock::time_point start_, last_;
+  bool enabled_ = false, tty_ = false, printed_ = false, finished_ = false;
+  double delay_s_ = 2.0;
+};
+
+}  // namespace trackgen::app

@@ -1,0 +1,323 @@
+// Bindings of the Course (runtime/): a CourseConfig from a dict, agent-state
+// arrays owned by the Course (bound once, written by Python in place), step()
+// and regenerate() results as arrays.
+#include "arrays.hpp"
+#include "config_json.hpp"
+#include "runtime.hpp"
+#include "tracks.hpp"
+
+#include <trackgen/runtime.hpp>
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include <functional>
+#include <map>
+
+namespace trackgen::python {
+namespace {
+
+constexpr const char* kApi = "trackgen.Course";
+
+template <class T>
+T get_as(const nlohmann::json& v, const std::string& key) {
+  try {
+    return v.get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw ConfigError(std::string(kApi) + ": " + key + " has the wrong type (" + v.type_name() + ")");
+  }
+}
+
+template <class T>
+std::optional<T> get_opt(const nlohmann::json& v, const std::string& key) {
+  if (v.is_null()) return std::nullopt;
+  return get_as<T>(v, key);
+}
+
+/// One CourseConfig field per key: its name and how a JSON value sets it.
+using Setter = std::function<void(CourseConfig&, const nlohmann::json&, const std::string&)>;
+
+const std::map<std::string, Setter>& course_fields() {
+  static const std::map<std::string, Setter> fields = {
+      {"mode",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) {
+         const auto name = get_as<std::string>(v, k);
+         if (name != "track" && name != "gates") {
+           throw ConfigError(std::string(kApi) + ": mode must be \"track\" or \"gates\", got \"" + name + "\"");
+         }
+         c.mode = name == "gates" ? CourseMode::gates : CourseMode::track;
+       }},
+      {"gen", [](CourseConfig& c, const nlohmann::json& v, const std::string&) { from_json(v, c.gen); }},
+      {"gate_gen", [](CourseConfig& c, const nlohmann::json& v, const std::string&) { from_json(v, c.gate_gen); }},
+      {"seed",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.seed = get_as<std::int32_t>(v, k); }},
+      {"seed_expansion",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) {
+         const auto name = get_as<std::string>(v, k);
+         if (name != "arange" && name != "hashed") {
+           throw ConfigError(std::string(kApi) + ": seed_expansion must be \"arange\" or \"hashed\", got \"" + name +
+                             "\"");
+         }
+         c.seed_expansion = name == "hashed" ? SeedExpansion::hashed : SeedExpansion::arange;
+       }},
+      {"checkpoint_spacing", [](CourseConfig& c, const nlohmann::json& v,
+                                const std::string& k) { c.checkpoint_spacing = get_opt<float>(v, k); }},
+      {"max_checkpoints",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.max_checkpoints = get_opt<int>(v, k); }},
+      {"collision",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) {
+         const auto name = get_opt<std::string>(v, k);
+         if (name && *name != "segments" && *name != "sdf") {
+           throw ConfigError(std::string(kApi) + ": collision must be \"segments\", \"sdf\" or None, got \"" + *name +
+                             "\"");
+         }
+         c.collision =
+             name ? std::optional(*name == "sdf" ? CollisionMethod::sdf : CollisionMethod::segments) : std::nullopt;
+       }},
+      {"max_boxes",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.max_boxes = get_as<int>(v, k); }},
+      {"sdf_resolution",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.sdf_resolution = get_opt<int>(v, k); }},
+      {"sdf_padding",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.sdf_padding = get_opt<float>(v, k); }},
+      {"heightfield_resolution", [](CourseConfig& c, const nlohmann::json& v,
+                                    const std::string& k) { c.heightfield_resolution = get_opt<int>(v, k); }},
+      {"heightfield_padding", [](CourseConfig& c, const nlohmann::json& v,
+                                 const std::string& k) { c.heightfield_padding = get_opt<float>(v, k); }},
+      {"localize",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.localize = get_as<bool>(v, k); }},
+      {"localize_window",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.localize_window = get_opt<int>(v, k); }},
+      {"speed_limits",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) {
+         if (v.is_null()) {
+           c.speed_limits.reset();
+           return;
+         }
+         if (!v.is_object()) throw ConfigError(std::string(kApi) + ": " + k + " must be a dict or None");
+         SpeedLimits s;
+         for (const auto& [name, x] : v.items()) {
+           float* f = name == "a_lat_max" ? &s.a_lat_max
+                      : name == "a_accel" ? &s.a_accel
+                      : name == "a_brake" ? &s.a_brake
+                      : name == "v_cap"   ? &s.v_cap
+                                          : nullptr;
+           if (f == nullptr) throw ConfigError(std::string(kApi) + ": speed_limits has no field \"" + name + "\"");
+           *f = get_as<float>(x, "speed_limits." + name);
+         }
+         c.speed_limits = s;
+       }},
+      {"curvature_window",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.curvature_window = get_opt<int>(v, k); }},
+      {"samples_per_gate",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.samples_per_gate = get_as<int>(v, k); }},
+      {"post_radius",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.post_radius = get_as<float>(v, k); }},
+      {"frame_collision",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.frame_collision = get_as<bool>(v, k); }},
+      {"frame_thickness",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.frame_thickness = get_as<float>(v, k); }},
+      {"frame_depth",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.frame_depth = get_as<float>(v, k); }},
+      {"agent_radius",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.agent_radius = get_as<float>(v, k); }},
+      {"frame_window",
+       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.frame_window = get_as<int>(v, k); }},
+  };
+  return fields;
+}
+
+CourseConfig course_config(nb::handle fields) {
+  const nlohmann::json j = to_json_value(fields, kApi, "the config");
+  CourseConfig c;
+  for (const auto& [key, value] : j.items()) {
+    const auto it = course_fields().find(key);
+    if (it == course_fields().end())
+      throw ConfigError(std::string(kApi) + ": unknown CourseConfig field \"" + key + "\"");
+    it->second(c, value, key);
+  }
+  return c;
+}
+
+/// A Course on the default execution space with the agent-state Views it binds
+/// (position [E]; orientation, half_extents [E*B] when boxes are checked;
+/// box_position [E*B] for B > 1), which Python writes in place.
+class PyCourse : public Holder {
+ public:
+  using C = Course<Space>;
+
+  explicit PyCourse(const CourseConfig& config) {
+    std::lock_guard lock(device_mutex());
+    course_ = std::make_unique<C>(space_, config);
+    const auto& cfg = course_->config();
+    num_envs_ = course_->num_envs();
+    max_boxes_ = cfg.max_boxes;
+    gates_mode_ = cfg.mode == CourseMode::gates;
+    const auto e = static_cast<std::size_t>(num_envs_);
+    const bool boxes = cfg.mode == CourseMode::gates ? cfg.post_radius > 0 : cfg.collision.has_value();
+    const auto eb = e * static_cast<std::size_t>(cfg.max_boxes);
+    position_ = C::Vec3View(Kokkos::view_alloc(space_, "TrackGen::python::position"), e);
+    mask_ = C::IntView(Kokkos::view_alloc(space_, "TrackGen::python::course_mask"), e);
+    if (boxes) {
+      orientation_ = C::QuatView(Kokkos::view_alloc(space_, "TrackGen::python::orientation"), eb);
+      Kokkos::deep_copy(space_, orientation_, Quatf{0.0f, 0.0f, 0.0f, 1.0f});
+      half_extents_ = C::Vec2View(Kokkos::view_alloc(space_, "TrackGen::python::half_extents"), eb);
+      if (cfg.max_boxes > 1)
+        box_position_ = C::Vec3View(Kokkos::view_alloc(space_, "TrackGen::python::box_position"), eb);
+    }
+    space_.fence();
+    course_->bind(position_, orientation_, half_extents_, box_position_);
+  }
+
+  ~PyCourse() override {
+    std::lock_guard lock(device_mutex());
+    release();
+  }
+
+  void release() noexcept override {
+    course_.reset();
+    position_ = {};
+    orientation_ = {};
+    half_extents_ = {};
+    box_position_ = {};
+    mask_ = {};
+  }
+
+  void step() {
+    check_alive("trackgen.Course.step");
+    std::lock_guard lock(device_mutex());
+    course_->step();
+    space_.fence();
+  }
+
+  void regenerate(const HostInts& mask, bool advance) {
+    check_alive("trackgen.Course.regenerate");
+    check_extent("trackgen.Course.regenerate", "mask", mask.shape(0), mask_.extent(0));
+    std::lock_guard lock(device_mutex());
+    copy_in(space_, mask_, mask);
+    course_->regenerate(mask_, advance);
+    space_.fence();
+  }
+
+  void reset(const HostInts& mask) {
+    check_alive("trackgen.Course.reset");
+    check_extent("trackgen.Course.reset", "mask", mask.shape(0), mask_.extent(0));
+    std::lock_guard lock(device_mutex());
+    copy_in(space_, mask_, mask);
+    course_->reset(mask_);
+    space_.fence();
+  }
+
+  void generate(std::optional<std::int32_t> k) {
+    check_alive("trackgen.Course.generate");
+    std::lock_guard lock(device_mutex());
+    if (k) {
+      course_->generate(*k);
+    } else {
+      course_->generate();
+    }
+    space_.fence();
+  }
+
+  /// Every array of the Course by name (owner: the Python Course `self`).
+  nb::dict arrays(nb::handle self) const {
+    check_alive("trackgen.Course");
+    nb::dict d;
+    auto put = [&](const char* name, const auto& v) {
+      if (v.data() != nullptr) d[name] = export_view(v, self);
+    };
+    put("position", position_);
+    put("orientation", orientation_);
+    put("half_extents", half_extents_);
+    put("box_position", box_position_);
+    put("speed", course_->speed());
+    put("curvature", course_->curvature());
+    const auto& r = course_->result();
+    put("events.passed", r.events.passed);
+    put("events.checkpoint_passed", r.events.checkpoint_passed);
+    put("events.next_checkpoint", r.events.next_checkpoint);
+    put("events.laps", r.events.laps);
+    put("events.progress", r.events.progress);
+    put("events.wrong_way", r.events.wrong_way);
+    put("events.wrong_checkpoint", r.events.wrong_checkpoint);
+    put("events.dist_to_next", r.events.dist_to_next);
+    put("contacts.oob", r.contacts.oob);
+    put("contacts.distance", r.contacts.distance);
+    put("contacts.nearest", r.contacts.nearest);
+    put("contacts.normal", r.contacts.normal);
+    put("contacts.boundary", r.contacts.boundary);
+    put("posts.hit", r.posts.hit);
+    put("posts.disc", r.posts.disc);
+    put("posts.depth", r.posts.depth);
+    put("posts.nearest", r.posts.nearest);
+    put("frames.hit", r.frames.hit);
+    put("frames.depth", r.frames.depth);
+    put("frame.s", r.frame.s);
+    put("frame.n", r.frame.n);
+    put("frame.n_up", r.frame.n_up);
+    put("frame.segment", r.frame.segment);
+    if (course_->config().mode == CourseMode::gates) {
+      const auto& g = course_->gates();
+      put("gates.position", g.position);
+      put("gates.tangent", g.tangent);
+      put("gates.forward", g.forward);
+      put("gates.orientation", g.orientation);
+      put("gates.half_size", g.half_size);
+      put("gates.left", g.left);
+      put("gates.right", g.right);
+      put("gates.valid", g.valid);
+      put("gates.count", g.count);
+    }
+    return d;
+  }
+
+  PyTrack* track() const {
+    check_alive("trackgen.Course.track");
+    return new PyTrack(course_->track());
+  }
+  int num_envs() const { return num_envs_; }
+  int max_boxes() const { return max_boxes_; }
+  bool gates_mode() const { return gates_mode_; }
+  void set_eager(bool eager) {
+    check_alive("trackgen.Course.policy");
+    course_->set_policy(eager ? Policy::eager : Policy::automatic);
+  }
+  bool eager() const {
+    check_alive("trackgen.Course.policy");
+    return course_->policy() == Policy::eager;
+  }
+
+ private:
+  Space space_ = initialized_space();
+  std::unique_ptr<C> course_;
+  C::Vec3View position_;
+  C::QuatView orientation_;
+  C::Vec2View half_extents_;
+  C::Vec3View box_position_;
+  C::IntView mask_;
+  int num_envs_ = 0;
+  int max_boxes_ = 1;
+  bool gates_mode_ = false;
+};
+
+}  // namespace
+
+void bind_course(nb::module_& m) {
+  nb::class_<PyCourse>(m, "_Course")
+      .def(
+          "__init__", [](PyCourse* self, nb::handle fields) { new (self) PyCourse(course_config(fields)); },
+          nb::arg("fields"))
+      .def("step", &PyCourse::step, nb::call_guard<nb::gil_scoped_release>())
+      .def("regenerate", &PyCourse::regenerate, nb::arg("mask"), nb::arg("advance"),
+           nb::call_guard<nb::gil_scoped_release>())
+      .def("reset", &PyCourse::reset, nb::arg("mask"), nb::call_guard<nb::gil_scoped_release>())
+      .def("generate", &PyCourse::generate, nb::arg("k") = nb::none(), nb::call_guard<nb::gil_scoped_release>())
+      .def("arrays", [](nb::handle self) { return nb::cast<const PyCourse&>(self).arrays(self); })
+      .def("track", &PyCourse::track)
+      .def_prop_ro("num_envs", &PyCourse::num_envs)
+      .def_prop_ro("max_boxes", &PyCourse::max_boxes)
+      .def_prop_ro("gates_mode", &PyCourse::gates_mode)
+      .def_prop_rw("eager", &PyCourse::eager, &PyCourse::set_eager);
+}
+
+}  // namespace trackgen::python

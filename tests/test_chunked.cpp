@@ -1,0 +1,109 @@
+// generate_chunked (trackgen/pipeline/chunked.hpp): a batch produced in chunks of
+// envs equals the one-batch generation bit for bit, every Track field (NaN
+// padding included), for balanced and uneven chunks, a chunk larger than the
+// batch, and base seeds that wrap around int32.
+#include "test_pipeline_support.hpp"
+
+#include <trackgen/core/errors.hpp>
+#include <trackgen/pipeline/chunked.hpp>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace trackgen;
+namespace tt = trackgen::test;
+
+/// Appends rows [0, n) of `src` (rows of `row` entries) to `dst`.
+template <class T>
+void append_rows(std::vector<T>& dst, const std::vector<T>& src, std::size_t row, int n) {
+  dst.insert(dst.end(), src.begin(), src.begin() + static_cast<std::ptrdiff_t>(row * static_cast<std::size_t>(n)));
+}
+
+/// The chunks of a chunked generation, concatenated in env order, and the
+/// envs of the batch per chunk.
+template <class Space>
+tt::HostTrack chunked_batch(const TrackGenConfig& c, std::int32_t k, int chunk, std::vector<int>& sizes) {
+  tt::HostTrack all;
+  all.n_max = c.N_max;
+  int expected_first = 0;
+  generate_chunked(Space(), c, k, chunk, [&](int first, int n, const TrackGenerator<Space>& gen) {
+    CHECK(first == expected_first);
+    CHECK(gen.track().num_envs() == chunk_size(c.num_envs, std::min(chunk, c.num_envs)));
+    const tt::HostTrack h = tt::HostTrack::from(gen.track());
+    const std::size_t N = static_cast<std::size_t>(c.N_max);
+    append_rows(all.outer, h.outer, N, n);
+    append_rows(all.center, h.center, N, n);
+    append_rows(all.inner, h.inner, N, n);
+    append_rows(all.tangent, h.tangent, N, n);
+    append_rows(all.normal, h.normal, N, n);
+    append_rows(all.arclen, h.arclen, N, n);
+    append_rows(all.length, h.length, 1, n);
+    append_rows(all.winding, h.winding, 1, n);
+    append_rows(all.valid, h.valid, 1, n);
+    append_rows(all.count, h.count, 1, n);
+    append_rows(all.truncated, h.truncated, 1, n);
+    append_rows(all.sep_overflow, h.sep_overflow, 1, n);
+    sizes.push_back(n);
+    expected_first += n;
+  });
+  CHECK(expected_first == c.num_envs);
+  return all;
+}
+
+template <class Space>
+tt::HostTrack one_batch(const TrackGenConfig& c, std::int32_t k) {
+  TrackGenerator<Space> gen(c, SeedState<Space>(c.num_envs, k));
+  return tt::HostTrack::from(gen.generate());
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("generate_chunked equals one batch bit for bit", "[chunked]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  for (const std::string g : {"bezier", "voronoi", "checkpoint"}) {
+    TrackGenConfig c;
+    c.generator = g;
+    c.num_envs = 13;
+    for (const std::int32_t k : {std::int32_t(7), std::int32_t(INT32_MAX - 5)}) {
+      INFO(g << ", k = " << k);
+      const tt::HostTrack whole = one_batch<Space>(c, k);
+      std::vector<int> sizes;
+      CHECK(chunked_batch<Space>(c, k, 5, sizes).bitwise_equal(whole));
+      CHECK(sizes == std::vector<int>{5, 5, 3});
+      sizes.clear();
+      CHECK(chunked_batch<Space>(c, k, 6, sizes).bitwise_equal(whole));  // balanced: 3 chunks of 5
+      CHECK(sizes == std::vector<int>{5, 5, 3});
+      sizes.clear();
+      CHECK(chunked_batch<Space>(c, k, 12, sizes).bitwise_equal(whole));  // 2 chunks of 7
+      CHECK(sizes == std::vector<int>{7, 6});
+      sizes.clear();
+      CHECK(chunked_batch<Space>(c, k, 64, sizes).bitwise_equal(whole));
+      CHECK(sizes == std::vector<int>{13});
+    }
+  }
+}
+
+TEST_CASE("chunk_size balances the chunks", "[chunked]") {
+  CHECK(chunk_size(13, 5) == 5);
+  CHECK(chunk_size(13, 6) == 5);
+  CHECK(chunk_size(13, 13) == 13);
+  CHECK(chunk_size(65536, 5052) == 5042);  // 13 chunks; the last holds 5032 envs of the batch
+  CHECK(chunk_size(1, 1) == 1);
+}
+
+TEMPLATE_TEST_CASE("generate_chunked refuses bad input before any work", "[chunked]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  TrackGenConfig c;
+  c.num_envs = 4;
+  int calls = 0;
+  const auto count_calls = [&](int, int, const TrackGenerator<Space>&) { ++calls; };
+  CHECK_THROWS_WITH(generate_chunked(Space(), c, 0, 0, count_calls),
+                    Catch::Contains("generate_chunked") && Catch::Contains("chunk_envs") && Catch::Contains("0"));
+  c.num_envs = 0;
+  CHECK_THROWS_AS(generate_chunked(Space(), c, 0, 2, count_calls), ConfigError);
+  CHECK(calls == 0);
+}
