@@ -27,8 +27,12 @@ struct BatchOptions {
 /// Adds --config/--generator/--envs/--seed/--backend to `cmd`.
 void add_batch_options(CLI::App& cmd, BatchOptions& o, int default_envs);
 
-/// The config described by `o` (file, then overrides), validated.
+/// The config described by `o` (file, then overrides), validated. E is
+/// --envs, else the file's num_envs, else `default_envs`.
 TrackGenConfig make_config(const BatchOptions& o, int default_envs);
+
+/// Whether the JSON file `path` (already loaded once) is an object with `key`.
+bool config_file_sets(const std::string& path, const char* key);
 
 /// Names of the execution spaces this build can run on ("serial", "openmp", ...):
 /// backend_name() of every space of the library's list (trackgen/core/spaces.hpp).
@@ -52,7 +56,7 @@ void with_backend(const std::string& backend, F&& f) {
   if (found) return;
   std::string names;
   for (const auto& n : backend_names()) names += (names.empty() ? "" : ", ") + n;
-  throw ConfigError("trackgen: --backend '" + backend + "' is not enabled in this build; available: " + names);
+  throw ConfigError("--backend '" + backend + "' is not enabled in this build; available: " + names);
 }
 
 /// Host copy of a batch plus what the writers need to know about it.
@@ -75,7 +79,8 @@ nlohmann::json batch_json(const Batch& b);
 std::string batch_svg(const Batch& b, const std::vector<std::vector<Vec3f>>* paths = nullptr);
 
 /// The gate config described by `o` (a file of GateGenConfig fields, then the
-/// overrides); without a file, gate_width 0.1 (gates with an opening).
+/// overrides; E as in make_config); without a file, gate_width 0.1 (gates
+/// with an opening).
 GateGenConfig make_gate_config(const BatchOptions& o, int default_envs);
 
 /// Host copy of a gate batch plus what the writers need to know about it.
@@ -126,8 +131,61 @@ std::string invalid_line(const Track<M>& track) {
   return line;
 }
 
-/// Writes `text` to `path` (creating parent folders); throws std::runtime_error.
+/// One output file: where it goes and what it holds.
+struct OutputFile {
+  std::string path;
+  std::string text;
+};
+
+/// Writes every file atomically as a set: each to a temporary in its target
+/// folder (creating missing folders), then all renamed into place. On a
+/// failure the temporaries, the files already renamed and the folders it
+/// created are removed, and std::runtime_error names the path and the reason
+/// (strerror). The one place the command line writes files.
+void write_files(const std::vector<OutputFile>& files);
+
+/// write_files({{path, text}}).
 void write_file(const std::string& path, const std::string& text);
+
+/// Checks, before any work, that the folder `dir` (given by `option`, e.g.
+/// "--out") can be written: not empty, an existing folder or one that can be
+/// created (its nearest existing ancestor a writable folder). ConfigError
+/// naming the option, the path and the reason otherwise. Creates nothing.
+void check_output_dir(const std::string& dir, const std::string& option);
+
+/// Same for a file `path`: not empty, not a folder, and its folder writable
+/// (or creatable) as check_output_dir checks it.
+void check_output_file(const std::string& path, const std::string& option);
+
+// ---------------------------------------------------------------------------
+// Option checks (cli.cpp)
+
+/// The most host threads --threads, OMP_NUM_THREADS or KOKKOS_NUM_THREADS may
+/// ask for: 4 per hardware thread (std::thread::hardware_concurrency(), 1 when
+/// unknown), at most 512, the fixed size of the thread pool of Kokkos 3.4's
+/// OpenMP backend (more threads overrun it and crash inside Kokkos).
+int max_threads();
+
+/// Throws ConfigError unless `threads` (--threads, 0: Kokkos' choice) and,
+/// when it is 0, the first value of OMP_NUM_THREADS and KOKKOS_NUM_THREADS are
+/// at most max_threads(). Called before Kokkos is initialized.
+void check_threads(int threads);
+
+/// A CLI11 check: a thread count in [lo, max_threads()]; the message states
+/// the bound and where it comes from.
+CLI::Validator threads_in(int lo);
+
+/// A CLI11 check: an integer in [lo, hi]; the message states both bounds.
+CLI::Validator int_in(long long lo, long long hi);
+
+/// A CLI11 check: a finite number >= lo; the message states the bound.
+CLI::Validator number_at_least(double lo);
+
+/// "a, b, c"
+std::string comma_list(const std::vector<std::string>& names);
+
+/// Names of the registered track generators of the default execution space.
+std::vector<std::string> generator_names();
 
 /// The processes of one run of the tool (apps/mpi_app.cpp; apps/mpi_none.cpp in a
 /// build without MPI). Started by an MPI launcher (mpiexec, srun: docs/mpi.md) in

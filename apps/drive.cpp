@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 
 namespace trackgen::app {
 namespace {
@@ -142,18 +143,27 @@ Command add_drive_command(CLI::App& app) {
   auto o = std::make_shared<DriveOptions>();
   CLI::App* cmd = app.add_subcommand(
       "drive", "race cars on a Course: pure pursuit at the speed profile, new tracks for finished envs every step");
-  cmd->add_option("--envs", o->envs, "environments E (default: 4096)")->check(CLI::PositiveNumber);
-  cmd->add_option("--steps", o->steps, "simulation steps T (default: 3000)")->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", o->seed, "base seed k; env e starts on track k + e (default: 0)");
-  cmd->add_option("--generator", o->generator, "centerline generator (default: bezier)");
-  cmd->add_option("--backend", o->backend, "execution space: one of the enabled backends (default: Kokkos' default)");
+  cmd->add_option("--envs", o->envs, "environments E (default: 4096)")
+      ->check(int_in(1, std::numeric_limits<int>::max()));
+  cmd->add_option("--steps", o->steps, "simulation steps T (default: 3000)")
+      ->check(int_in(1, std::numeric_limits<int>::max()));
+  cmd->add_option("--seed", o->seed, "base seed k; env e starts on track k + e (default: 0)")
+      ->check(int_in(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+  cmd->add_option("--generator", o->generator,
+                  "centerline generator: " + comma_list(generator_names()) + " (default: bezier)");
+  cmd->add_option("--backend", o->backend,
+                  "execution space: " + comma_list(backend_names()) + " (default: Kokkos' default)");
   cmd->add_flag("--json", o->json,
                 "print one JSON object: envs, steps, env_steps_per_s, lap_fraction (envs whose car lapped before any "
                 "collision / envs that raced a valid track), collision_rate (collisions / finished episodes), "
                 "regenerations, and more");
   add_quiet_option(*cmd);
-  cmd->add_option("--svg", o->svg, "draw the first 6 envs' tracks and their cars' first-episode paths into FILE");
-  return {cmd, [o] { with_backend(o->backend, [&]<class Space>() { run_drive<Space>(*o); }); }};
+  CLI::Option* svg =
+      cmd->add_option("--svg", o->svg, "draw the first 6 envs' tracks and their cars' first-episode paths into FILE");
+  return {cmd, [o, svg] {
+            if (svg->count() > 0) check_output_file(o->svg, "--svg");
+            with_backend(o->backend, [&]<class Space>() { run_drive<Space>(*o); });
+          }};
 }
 
 }  // namespace trackgen::app

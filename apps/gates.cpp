@@ -43,10 +43,8 @@ std::vector<Vec2f> course_line(const HostGates& g, int e) {
 
 GateGenConfig make_gate_config(const BatchOptions& o, int default_envs) {
   GateGenConfig c = o.config_file.empty() ? GateGenConfig{} : load_gate_config(o.config_file);
-  if (o.config_file.empty()) {
-    c.num_envs = default_envs;
-    c.gate_width = 0.1f;  // gates with an opening (the config's default 0 draws points)
-  }
+  if (o.config_file.empty()) c.gate_width = 0.1f;  // gates with an opening (the config's default 0 draws points)
+  if (o.config_file.empty() || !config_file_sets(o.config_file, "num_envs")) c.num_envs = default_envs;
   if (!o.generator.empty()) c.generator = o.generator;
   if (o.envs > 0) c.num_envs = o.envs;
   c.validate();  // before anything is allocated

@@ -27,6 +27,8 @@ struct GenerateOptions {
 constexpr int json_suggestion_envs = 4096;
 
 constexpr int default_envs = 64;
+/// --repeat bound: enough for a stable median of any batch worth timing.
+constexpr int max_repeat = 10000;
 
 template <class Space>
 void run_generate(const GenerateOptions& o) {
@@ -53,8 +55,7 @@ void run_generate(const GenerateOptions& o) {
   const BatchStats stats = gen.stats();
   if (!gen.root()) return;  // under mpiexec, rank 0 writes and prints
 
-  write_file(o.out + "/tracks.json", batch_json(b).dump() + "\n");
-  write_file(o.out + "/tracks.svg", batch_svg(b));
+  write_files({{o.out + "/tracks.json", batch_json(b).dump() + "\n"}, {o.out + "/tracks.svg", batch_svg(b)}});
 
   const int E = counts.num_envs;
   std::printf("trackgen generate: %s, E=%d, seed=%d\n", config.generator.c_str(), E, o.batch.seed);
@@ -102,8 +103,7 @@ void run_generate_gates(const GenerateOptions& o) {
   if (o.format == "hdf5") {
     write_gates_hdf5(b, o.out + "/gates.h5");
   } else {
-    write_file(o.out + "/gates.json", gates_json(b).dump() + "\n");
-    write_file(o.out + "/gates.svg", gates_svg(b));
+    write_files({{o.out + "/gates.json", gates_json(b).dump() + "\n"}, {o.out + "/gates.svg", gates_svg(b)}});
   }
   const GateSummary s = summarize_gates(b);
   std::printf("trackgen generate --mode gates: %s, E=%d, seed=%d\n", config.generator.c_str(), s.num_envs,
@@ -135,9 +135,11 @@ Command add_generate_command(CLI::App& app) {
                   "track: closed-loop tracks; gates: gate courses, --config then holds GateGenConfig fields "
                   "(default: track)")
       ->check(CLI::IsMember({"track", "gates"}));
-  cmd->add_option("--out", o->out, "output folder (default: out)");
+  cmd->add_option("--out", o->out,
+                  "output folder (default: out); both files are written to temporaries there, then renamed, so a "
+                  "failure leaves nothing new");
   cmd->add_option("--repeat", o->repeat, "timed generate() calls; the summary shows the median (default: 3)")
-      ->check(CLI::PositiveNumber);
+      ->check(int_in(1, max_repeat));
   cmd->add_option("--policy", o->policy,
                   "graph: replay the producer's own graph (recorded on the first call); eager: run the stages "
                   "directly (default: graph)")
@@ -152,6 +154,12 @@ Command add_generate_command(CLI::App& app) {
   add_quiet_option(*cmd);
   return {cmd, [o] {
             if (o->format == "hdf5") require_hdf5();
+            // The output folder and the files of this mode and format, checked before any work.
+            check_output_dir(o->out, "--out");
+            const std::string stem = o->mode == "gates" ? "gates" : "tracks";
+            const std::vector<std::string> suffixes =
+                o->format == "hdf5" ? std::vector<std::string>{".h5"} : std::vector<std::string>{".json", ".svg"};
+            for (const auto& suffix : suffixes) check_output_file(o->out + "/" + stem + suffix, "--out");
             if (o->mode == "gates") return run_generate_gates(*o);
             if (o->format == "hdf5") return run_generate_hdf5(*o);
             with_backend(o->batch.backend, [&]<class Space>() { run_generate<Space>(*o); });

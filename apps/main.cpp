@@ -10,9 +10,18 @@ int main(int argc, char** argv) {
   CLI::App app{"trackgen: batched race-track generation on Kokkos (TrackGen " +
                std::string(trackgen::version()) + ", " + trackgen::git_revision() + ")"};
   app.require_subcommand(1);
+  app.fallthrough();  // before the subcommands, which inherit it: `trackgen generate --threads 2` works too
+  app.set_version_flag("--version", "trackgen " + std::string(trackgen::version()) + " (" + trackgen::git_revision() +
+                                        "), Kokkos " + trackgen::compat::kokkos_version_string());
+  app.footer(
+      "Options of trackgen itself (--threads) may also follow the subcommand.\n"
+      "The config fields of --config files, with defaults and ranges: trackgen config --schema.\n"
+      "Run trackgen SUBCOMMAND --help for a subcommand's options.");
   int threads = 0;
-  app.add_option("--threads", threads, "host threads of the OpenMP backend (default: Kokkos' choice)")
-      ->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", threads,
+                 "host threads of the OpenMP backend (default: Kokkos' choice, or OMP_NUM_THREADS); at most " +
+                     std::to_string(trackgen::app::max_threads()) + " here (4 per hardware thread, <= 512)")
+      ->check(trackgen::app::threads_in(0));
   std::vector<trackgen::app::Command> commands{trackgen::app::add_generate_command(app),
                                                trackgen::app::add_metrics_command(app),
                                                trackgen::app::add_bench_command(app),
@@ -23,6 +32,12 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  try {
+    trackgen::app::check_threads(threads);  // before Kokkos, which crashes on too many threads
+  } catch (const std::exception& e) {
+    std::cerr << "trackgen: " << e.what() << "\n";
+    return EXIT_FAILURE;
   }
   const trackgen::app::ProcessGroup processes(argc, argv);  // MPI under mpiexec, before Kokkos
   processes.initialize_kokkos(threads);

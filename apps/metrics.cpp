@@ -196,8 +196,9 @@ Command add_metrics_command(CLI::App& app) {
       "metrics", "quality table of one or all generators: yield, compactness, chicanes, ...");
   add_batch_options(*cmd, o->batch, default_envs);
   cmd->get_option("--generator")
-      ->description(
-          "centerline generator, or 'all' for every registered one (default: all; with --config: the config's)");
+      ->description("centerline generator: " + comma_list(generator_names()) +
+                    ", or 'all' for every registered one (default: all; with --config: the config's; --mode gates: " +
+                    comma_list(builtin_gate_generator_names()) + ")");
   cmd->add_flag("--json", o->json, "print one JSON object per generator instead of the table");
   add_quiet_option(*cmd);
   cmd->add_option("--mode", o->mode,

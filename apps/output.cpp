@@ -1,28 +1,50 @@
 // The pieces the subcommands share: batch options, the config they describe,
-// the backend names, and the tracks.json / tracks.svg writers.
+// the backend names, the tracks.json / tracks.svg writers, and the one place
+// output files are written (atomically) and checked before any work.
 #include "app.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
+#include <stdexcept>
 
 namespace trackgen::app {
 
 void add_batch_options(CLI::App& cmd, BatchOptions& o, int default_envs) {
-  cmd.add_option("--config", o.config_file, "JSON file with TrackGenConfig fields (others keep defaults)")
+  cmd.add_option("--config", o.config_file,
+                 "JSON file with TrackGenConfig fields (others keep defaults; `trackgen config --schema` lists them); "
+                 "without num_envs in it, --envs' default applies")
       ->check(CLI::ExistingFile);
-  cmd.add_option("--generator", o.generator, "centerline generator (default: bezier, or the config's)");
+  cmd.add_option("--generator", o.generator,
+                 "centerline generator: " + comma_list(generator_names()) +
+                     " (default: bezier, or the config's; --mode gates: " + comma_list(builtin_gate_generator_names()) +
+                     ")");
   cmd.add_option("--envs", o.envs, "batch size E (default: " + std::to_string(default_envs) + ")")
-      ->check(CLI::PositiveNumber);
-  cmd.add_option("--seed", o.seed, "base seed k; env e uses seed k + e (default: 0)");
-  cmd.add_option("--backend", o.backend, "execution space: one of the enabled backends (default: Kokkos' default)");
+      ->check(int_in(1, std::numeric_limits<int>::max()));
+  cmd.add_option("--seed", o.seed, "base seed k; env e uses seed k + e (default: 0)")
+      ->check(int_in(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+  cmd.add_option("--backend", o.backend,
+                 "execution space: " + comma_list(backend_names()) + " (default: Kokkos' default)");
+}
+
+bool config_file_sets(const std::string& path, const char* key) {
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_object() && j.contains(key);
 }
 
 TrackGenConfig make_config(const BatchOptions& o, int default_envs) {
   TrackGenConfig c = o.config_file.empty() ? TrackGenConfig{} : load_config(o.config_file);
-  if (o.config_file.empty()) c.num_envs = default_envs;
+  if (o.config_file.empty() || !config_file_sets(o.config_file, "num_envs")) c.num_envs = default_envs;
   if (!o.generator.empty()) c.generator = o.generator;
   if (o.envs > 0) c.num_envs = o.envs;
   c.validate();  // before anything is allocated (the seeds of a runaway --envs included)
@@ -138,11 +160,130 @@ std::string batch_svg(const Batch& b, const std::vector<std::vector<Vec3f>>* pat
   return s.str();
 }
 
-void write_file(const std::string& path, const std::string& text) {
+namespace {
+
+/// "what 'path': strerror(err)"
+std::runtime_error io_error(const std::string& what, const std::filesystem::path& p, int err) {
+  return std::runtime_error(what + " '" + p.string() + "': " + std::strerror(err));
+}
+
+/// Writes all of `text` to the new file `tmp`; false with errno set on a failure.
+bool write_new(const std::filesystem::path& tmp, const std::string& text) {
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) return false;
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      errno = err;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return ::close(fd) == 0;
+}
+
+/// The nearest existing ancestor of `p` (p itself when it exists).
+std::filesystem::path existing_ancestor(std::filesystem::path p) {
+  std::error_code ec;
+  p = std::filesystem::absolute(p, ec);
+  while (!std::filesystem::exists(p, ec) && p.has_parent_path() && p != p.parent_path()) p = p.parent_path();
+  return p;
+}
+
+/// ConfigError unless `dir` is a writable folder or can be created.
+void check_dir(const std::filesystem::path& dir, const std::string& option, const std::string& given) {
+  const std::filesystem::path base = existing_ancestor(dir);
+  std::error_code ec;
+  const std::string head = option + " '" + given + "': ";
+  if (!std::filesystem::is_directory(base, ec)) {
+    throw ConfigError(head + "'" + base.string() + "' is not a folder");
+  }
+  if (::access(base.c_str(), W_OK | X_OK) != 0) {
+    throw ConfigError(head + "cannot write into '" + base.string() + "': " + std::strerror(errno));
+  }
+}
+
+}  // namespace
+
+void write_files(const std::vector<OutputFile>& files) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> created_dirs, temps, renamed;
+  const auto roll_back = [&] {
+    std::error_code ec;
+    for (const auto& t : temps) fs::remove(t, ec);
+    for (const auto& r : renamed) fs::remove(r, ec);
+    for (auto d = created_dirs.rbegin(); d != created_dirs.rend(); ++d) fs::remove(*d, ec);  // only if empty
+  };
+  try {
+    for (const auto& f : files) {
+      const fs::path p(f.path);
+      const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+      // Folders this call creates, outermost first, so a failure can remove them.
+      std::vector<fs::path> missing;
+      std::error_code ec;
+      for (fs::path d = dir; !d.empty() && !fs::exists(d, ec) && d != d.parent_path(); d = d.parent_path()) {
+        missing.insert(missing.begin(), d);
+      }
+      for (const auto& d : missing) {
+        if (!fs::create_directory(d, ec) && ec) throw io_error("cannot create the folder", d, ec.value());
+        created_dirs.push_back(d);
+      }
+      fs::path tmp;
+      for (int i = 0;; ++i) {
+        // ".NAME.PID.I.tmp", appended piece by piece: GCC 12 misreads "." + std::string&& as overlapping
+        std::string name(".");
+        name += p.filename().string();
+        name += '.';
+        name += std::to_string(::getpid());
+        name += '.';
+        name += std::to_string(i);
+        name += ".tmp";
+        tmp = dir / name;
+        if (write_new(tmp, f.text)) break;
+        if (errno != EEXIST) {
+          const int err = errno;
+          fs::remove(tmp, ec);  // a partly written temporary
+          throw io_error("cannot write", p, err);
+        }
+      }
+      temps.push_back(tmp);
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      if (std::rename(temps[i].c_str(), files[i].path.c_str()) != 0) {
+        throw io_error("cannot write", files[i].path, errno);
+      }
+      renamed.push_back(files[i].path);
+    }
+    temps.clear();
+  } catch (...) {
+    roll_back();
+    throw;
+  }
+}
+
+void write_file(const std::string& path, const std::string& text) { write_files({{path, text}}); }
+
+void check_output_dir(const std::string& dir, const std::string& option) {
+  if (dir.empty()) throw ConfigError(option + ": the folder name is empty; give a folder, e.g. " + option + " out");
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
+    throw ConfigError(option + " '" + dir + "': exists and is not a folder");
+  }
+  check_dir(dir, option, dir);
+}
+
+void check_output_file(const std::string& path, const std::string& option) {
+  if (path.empty()) throw ConfigError(option + ": the output file name is empty");
   const std::filesystem::path p(path);
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-  std::ofstream f(p);
-  if (!(f << text)) throw std::runtime_error("cannot write " + path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(p, ec) || !p.has_filename()) {
+    throw ConfigError(option + " '" + path + "': is a folder, not a file");
+  }
+  check_dir(p.has_parent_path() ? p.parent_path() : std::filesystem::path("."), option, path);
 }
 
 }  // namespace trackgen::app

@@ -2,7 +2,7 @@
 # TrackGen bootstrap: installs what the build needs, provides Kokkos, builds, and
 # runs the main job or the tests.
 #
-#   cmake/bootstrap.sh demo  [--preset P]   set up, build, run `trackgen generate`
+#   cmake/bootstrap.sh demo  [--preset P]   set up, build the CLI, run `trackgen generate`
 #   cmake/bootstrap.sh test  [--preset P]   set up, build, run ctest
 #   cmake/bootstrap.sh deps  [--preset P]   set up only; prints the Kokkos root
 #
@@ -108,7 +108,10 @@ cd "$here"
 werror=()
 [ "${TRACKGEN_WERROR:-0}" = 1 ] && werror=(-DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror")
 cmake --preset "$preset" "${werror[@]}" >/dev/null
-cmake --build --preset "$preset" -j "$(nproc)"
+# demo builds only the command-line tool it runs (not the tests, benchmarks, examples).
+targets=()
+[ "$action" = demo ] && targets=(--target trackgen_app)
+cmake --build --preset "$preset" -j "$(nproc)" "${targets[@]}"
 builddir="$here/build/$preset"
 if [ "$action" = demo ]; then
   "$builddir/apps/trackgen" generate --out "$here/out"

@@ -73,7 +73,7 @@ BenchPolicy parse_policy(const std::string& name) {
     if (name == policy_name(p)) return p;
     names += (names.empty() ? "" : ", ") + std::string(policy_name(p));
   }
-  throw ConfigError("trackgen bench: --policy '" + name + "' is not available; available: " + names);
+  throw ConfigError("bench: --policy '" + name + "' is not available; available: " + names);
 }
 
 Policy to_library(BenchPolicy p) {

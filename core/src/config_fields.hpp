@@ -562,7 +562,9 @@ void read_fields(const json& j, C& c, const std::string& owner) {
   }
   const FieldRules rules{owner};
   C out;  // defaults; `c` is only assigned once every key has been read
-  for (const auto& [key, value] : j.items()) {
+  for (const auto& item : j.items()) {  // no structured binding: clang 14 (the fuzzer's) cannot capture one
+    const std::string& key = item.key();
+    const json& value = item.value();
     bool known = false;
     ConfigFields<C>::visit(out, [&](const char* name, auto& field, const FieldSpec&) {
       if (key != name) return;
