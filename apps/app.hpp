@@ -239,4 +239,8 @@ Command add_config_command(CLI::App& app);
 /// counts and execution policies; JSON lines and an SVG chart).
 Command add_bench_command(CLI::App& app);
 
+/// `trackgen serve`: the parameter explorer, a page and its JSON API over HTTP
+/// (README.md, "The parameter explorer"); runs until the process is stopped.
+Command add_serve_command(CLI::App& app);
+
 }  // namespace trackgen::app

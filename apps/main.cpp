@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
                                                trackgen::app::add_metrics_command(app),
                                                trackgen::app::add_bench_command(app),
                                                trackgen::app::add_drive_command(app),
-                                               trackgen::app::add_config_command(app)};
+                                               trackgen::app::add_config_command(app),
+                                               trackgen::app::add_serve_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
