@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the config fuzzer (fuzz/CMakeLists.txt, clang with libFuzzer, ASan and
 # UBSan) and runs it for SECONDS (default 60) on the seed corpus: docs/*.json
-# and fuzz/seeds/*.json (configs the tests and the CLI write), plus what earlier
+# and fuzz/inputs/*.json (configs the tests and the CLI write), plus what earlier
 # runs added in build/fuzz/corpus. A finding stops the run, exits non-zero and
 # leaves the reproducer in build/fuzz/findings/ (replay: build/fuzz/fuzz_config FILE).
 #
@@ -18,8 +18,8 @@ build="$here/build/fuzz"
 cmake -S "$here/fuzz" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build"
 
-mkdir -p "$build/corpus" "$build/findings" "$build/seeds"
-cp "$here"/docs/*.json "$here"/fuzz/seeds/*.json "$build/seeds/"
+mkdir -p "$build/corpus" "$build/findings" "$build/inputs"
+cp "$here"/docs/*.json "$here"/fuzz/inputs/*.json "$build/inputs/"
 # Each input is written to a file (the loaders read files): a private folder in
 # memory when /dev/shm is there (a disk folder makes the run ~15 times slower).
 shm=/dev/shm; [ -d "$shm" ] && [ -w "$shm" ] || shm=${TMPDIR:-/tmp}
@@ -27,4 +27,4 @@ tmp=$(mktemp -d "$shm/trackgen-fuzz.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 echo "fuzz/run.sh: fuzz_config for ${seconds} s; corpus $build/corpus" >&2
 TMPDIR="$tmp" "$build/fuzz_config" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-  -print_final_stats=1 -artifact_prefix="$build/findings/" "$@" "$build/corpus" "$build/seeds"
+  -print_final_stats=1 -artifact_prefix="$build/findings/" "$@" "$build/corpus" "$build/inputs"

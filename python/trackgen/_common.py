@@ -1,5 +1,5 @@
 """What the config and producer classes share: JSON-backed configs, argument
-checks, and the seeds/masks/generate() protocol of a producer."""
+checks, and the seeds, masks and generate() protocol of a producer."""
 
 from __future__ import annotations
 
