@@ -1,7 +1,8 @@
 // generate_chunked (trackgen/pipeline/chunked.hpp): a batch produced in chunks of
 // envs equals the one-batch generation bit for bit, every Track field (NaN
 // padding included), for balanced and uneven chunks, a chunk larger than the
-// batch, and base seeds that wrap around int32.
+// batch, and a batch whose last env seed is INT32_MAX (the last chunk's unused
+// envs then pass it); base seeds that would wrap inside the batch are refused.
 #include "test_pipeline_support.hpp"
 
 #include <trackgen/core/errors.hpp>
@@ -47,6 +48,7 @@ tt::HostTrack chunked_batch(const TrackGenConfig& c, std::int32_t k, int chunk, 
     append_rows(all.count, h.count, 1, n);
     append_rows(all.truncated, h.truncated, 1, n);
     append_rows(all.sep_overflow, h.sep_overflow, 1, n);
+    append_rows(all.invalid_reason, h.invalid_reason, 1, n);
     sizes.push_back(n);
     expected_first += n;
   });
@@ -68,7 +70,7 @@ TEMPLATE_TEST_CASE("generate_chunked equals one batch bit for bit", "[chunked]",
     TrackGenConfig c;
     c.generator = g;
     c.num_envs = 13;
-    for (const std::int32_t k : {std::int32_t(7), std::int32_t(INT32_MAX - 5)}) {
+    for (const std::int32_t k : {std::int32_t(7), std::int32_t(INT32_MAX - 12)}) {
       INFO(g << ", k = " << k);
       const tt::HostTrack whole = one_batch<Space>(c, k);
       std::vector<int> sizes;
@@ -103,6 +105,8 @@ TEMPLATE_TEST_CASE("generate_chunked refuses bad input before any work", "[chunk
   const auto count_calls = [&](int, int, const TrackGenerator<Space>&) { ++calls; };
   CHECK_THROWS_WITH(generate_chunked(Space(), c, 0, 0, count_calls),
                     Catch::Contains("generate_chunked") && Catch::Contains("chunk_envs") && Catch::Contains("0"));
+  CHECK_THROWS_WITH(generate_chunked(Space(), c, INT32_MAX - 2, 2, count_calls),
+                    Catch::Contains("generate_chunked") && Catch::Contains("would wrap"));
   c.num_envs = 0;
   CHECK_THROWS_AS(generate_chunked(Space(), c, 0, 2, count_calls), ConfigError);
   CHECK(calls == 0);

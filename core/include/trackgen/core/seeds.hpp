@@ -31,6 +31,16 @@ KOKKOS_INLINE_FUNCTION constexpr std::int32_t expand_seed(std::int32_t k, std::i
                                    0x7FFFFFFFu);
 }
 
+/// Throws ConfigError naming `api` when the arange seeds k + e of `num_envs`
+/// envs would pass INT32_MAX (and wrap): a batch's env seeds never repeat.
+inline void check_arange_seeds(const char* api, std::int32_t k, int num_envs) {
+  if (static_cast<std::int64_t>(k) + (num_envs - 1) > INT32_MAX) {
+    throw ConfigError(std::string(api) + ": base seed " + std::to_string(k) + " with num_envs = " +
+                      std::to_string(num_envs) + " would wrap: env seeds k + e must stay <= 2147483647, so k <= " +
+                      std::to_string(static_cast<std::int64_t>(INT32_MAX) - (num_envs - 1)));
+  }
+}
+
 namespace detail {
 /// The subset of LaunchContext that SeedState needs, on a plain instance: what
 /// the methods without a context use (SeedState lives below the exec layer).
@@ -87,11 +97,7 @@ class SeedState {
     if (num_envs < 1) {
       throw ConfigError("trackgen::SeedState: num_envs must be >= 1, got " + std::to_string(num_envs));
     }
-    if (mode == SeedExpansion::arange && static_cast<std::int64_t>(k) + (num_envs - 1) > INT32_MAX) {
-      throw ConfigError("trackgen::SeedState: base seed " + std::to_string(k) + " with num_envs = " +
-                        std::to_string(num_envs) + " would wrap: env seeds k + e must stay <= 2147483647, so k <= " +
-                        std::to_string(static_cast<std::int64_t>(INT32_MAX) - (num_envs - 1)));
-    }
+    if (mode == SeedExpansion::arange) check_arange_seeds("trackgen::SeedState", k, num_envs);
     seeds_ = IntView(Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, label("seeds", "seeds")), num_envs);
     epoch_ = IntView(Kokkos::view_alloc(space_, label("seeds", "epoch")), num_envs);
     detail::expand_seeds(space_, seeds_, k, mode);

@@ -25,7 +25,8 @@ namespace trackgen {
 /// TrackGenerator of config.num_envs envs (n is smaller than the track's
 /// num_envs() only in the last chunk). One producer, of
 /// chunk_size(config.num_envs, chunk_envs) envs, is built. ConfigError before
-/// any work for a bad config or chunk_envs < 1.
+/// any work for a bad config, chunk_envs < 1 or a base seed whose env seeds
+/// would wrap (check_arange_seeds).
 /// Envs per chunk of generate_chunked: `num_envs` split into
 /// ceil(num_envs / chunk_envs) chunks of equal size (the last one may hold
 /// fewer of the batch's envs).
@@ -41,6 +42,7 @@ void generate_chunked(const Space& space, const TrackGenConfig& config, std::int
     throw ConfigError("trackgen::generate_chunked: chunk_envs must be >= 1, got " + std::to_string(chunk_envs));
   }
   config.validate();
+  check_arange_seeds("trackgen::generate_chunked", k, config.num_envs);
   const int total = config.num_envs;
   TrackGenConfig c = config;
   c.num_envs = chunk_size(total, std::min(chunk_envs, total));
@@ -48,7 +50,8 @@ void generate_chunked(const Space& space, const TrackGenConfig& config, std::int
   TrackGenerator<Space> gen(space, c, seeds);
   gen.set_policy(policy);
   for (int first = 0; first < total; first += c.num_envs) {
-    // expand_seed(k + first, i) == expand_seed(k, first + i): both wrap in uint32.
+    // expand_seed(k + first, i) == expand_seed(k, first + i); only the last
+    // chunk's unused envs may pass INT32_MAX (and wrap in uint32).
     detail::expand_seeds(space, seeds, expand_seed(k, first, SeedExpansion::arange), SeedExpansion::arange);
     gen.generate();
     gen.space().fence();
