@@ -45,6 +45,10 @@ void add_quiet_option(CLI::App& cmd) {
       "--quiet", [] { quiet = true; }, "no progress lines on stderr");
 }
 
+bool progress_quiet() { return quiet; }
+
+void set_progress_quiet(bool q) { quiet = q; }
+
 Progress::Progress(std::string what, long long total, std::string unit)
     : what_(std::move(what)),
       unit_(std::move(unit)),
@@ -57,8 +61,9 @@ Progress::Progress(std::string what, long long total, std::string unit)
 
 Progress::~Progress() { finish(); }
 
-void Progress::advance(long long n) {
+void Progress::advance(long long n, const std::string& detail) {
   done_ += n;
+  if (!detail.empty()) detail_ = detail;
   if (!enabled_ || finished_) return;
   const auto now = std::chrono::steady_clock::now();
   const double age = std::chrono::duration<double>(now - start_).count();
@@ -86,6 +91,7 @@ void Progress::report(bool final) {
   } else {
     tail = "ETA " + (rate > 0 ? duration_text(double(total_ - done_) / rate) : std::string("?"));
   }
+  if (!tty_ && !detail_.empty()) tail += "; last: " + detail_;
   std::fprintf(stderr, "%strackgen %s: %lld/%lld %s (%.1f%%), %.3g %s/s, %s%s", tty_ ? "\r" : "", what_.c_str(), done_,
                total_, unit_.c_str(), pct, rate, unit_.c_str(), tail.c_str(),
                tty_ ? (final ? "\033[K\n" : "\033[K") : "\n");

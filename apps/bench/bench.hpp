@@ -9,7 +9,8 @@
 // per thread count as a worker: `trackgen --threads N bench --worker-plan JSON`.
 // A worker prints one JSON object per measurement on stdout (with the full run
 // context); the parent aggregates them into the tables, the JSON-lines file and
-// the SVG chart. Workers print progress on stderr.
+// the SVG chart. Workers report their progress (points done) on stderr through
+// Progress (../progress.hpp); the plan carries the parent's --quiet.
 //
 // One file per responsibility:
 //   command.cpp   the command line

@@ -1,4 +1,5 @@
 // The command line of `trackgen bench` (see bench.hpp for how it runs).
+#include "../progress.hpp"
 #include "bench.hpp"
 
 #include <limits>
@@ -67,6 +68,7 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_flag("--ranks", o->ranks,
                 "under mpiexec -n R: strong scaling (--scaling-envs over 1, 2, 4, ... R ranks) and weak scaling "
                 "(--weak-envs per rank, default --scaling-envs) over MPI ranks, at --threads threads per rank");
+  add_quiet_option(*cmd);
   cmd->add_option("--worker-plan", o->worker_plan, "internal: run as a measurement worker")->group("");
   cmd->footer(
       "Each point builds a TrackGenerator of E envs (seeds k..k+E-1) and times generate() calls, each fenced on the\n"
@@ -84,7 +86,10 @@ Command add_bench_command(CLI::App& app) {
       "the sweep at the largest count (75% of the budget when there is more than one count), then strong scaling\n"
       "at --scaling-envs and weak scaling at --weak-envs x threads for the other counts. Reported per generator:\n"
       "tracks/s per E, the max/min ratio of time per track from E=1024 to the largest E (linear scaling: <= 1.25),\n"
-      "the speed-up and efficiency per thread count, and device bytes per env.");
+      "the speed-up and efficiency per thread count, and device bytes per env.\n"
+      "Progress (stderr, after TRACKGEN_PROGRESS_DELAY s, default 2; --quiet: none): points done per worker; when\n"
+      "stderr is not a terminal, each line names the last point and its result. Every point's result is a line of\n"
+      "--json-out.");
   return {cmd, [o, svg] {
             if (o->ranks) {
               bench::run_rank_bench(*o);

@@ -1,6 +1,7 @@
 // The bench's parent process: what to run (generators, policies, thread
 // counts), the probes behind the memory cap and the first time estimates, one
 // worker plan per thread count, and the records the workers send back.
+#include "../progress.hpp"
 #include "bench.hpp"
 
 #include <algorithm>
@@ -137,6 +138,7 @@ json phase_plan(const BenchRun& run, const BenchOptions& o, const Plan& plan, in
             {"backend", o.batch.backend}, {"threads", threads}, {"phase", phase},       {"generators", json::array()}};
   p["budget_s"] = o.time_budget > 0 ? std::max(1.0, budget_s) : 0.0;
   p["point_cap_s"] = p["budget_s"].get<double>() / double(run.generators.size() * plan.policies.size());
+  p["quiet"] = progress_quiet();
   return p;
 }
 
@@ -155,10 +157,12 @@ void run_sweep(BenchRun& run, const BenchOptions& o, const Plan& plan, Clock::ti
     p["generators"].push_back(
         {{"name", g}, {"envs", fitting_sizes(run, plan, g, es, t)}, {"tpt_hint_s", run.probe_s_per_track[g]}});
   }
-  std::fprintf(stderr, "[bench] sweep at %d thread(s): %zu generator(s) x E in {",
-               plan.max_threads > 0 ? plan.max_threads : run.concurrency, run.generators.size());
-  for (std::size_t i = 0; i < plan.sweep.size(); ++i) std::fprintf(stderr, "%s%d", i ? "," : "", plan.sweep[i]);
-  std::fprintf(stderr, "}\n");
+  if (!progress_quiet()) {
+    std::fprintf(stderr, "[bench] sweep at %d thread(s): %zu generator(s) x E in {",
+                 plan.max_threads > 0 ? plan.max_threads : run.concurrency, run.generators.size());
+    for (std::size_t i = 0; i < plan.sweep.size(); ++i) std::fprintf(stderr, "%s%d", i ? "," : "", plan.sweep[i]);
+    std::fprintf(stderr, "}\n");
+  }
   collect(run, plan.openmp ? plan.max_threads : 0, p, notes);
 }
 
@@ -178,8 +182,10 @@ void run_scaling(BenchRun& run, const BenchOptions& o, const Plan& plan, Clock::
       p["generators"].push_back(
           {{"name", g}, {"envs", fitting_sizes(run, plan, g, es, t)}, {"tpt_hint_s", scaled_hint(run, plan, g, t)}});
     }
-    std::fprintf(stderr, "[bench] scaling at %d thread(s): E in {%d, %d}\n", t,
-                 std::min(run.strong_envs, run.weak_envs * t), std::max(run.strong_envs, run.weak_envs * t));
+    if (!progress_quiet()) {
+      std::fprintf(stderr, "[bench] scaling at %d thread(s): E in {%d, %d}\n", t,
+                   std::min(run.strong_envs, run.weak_envs * t), std::max(run.strong_envs, run.weak_envs * t));
+    }
     collect(run, t, p, notes);
   }
 }

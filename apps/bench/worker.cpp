@@ -1,6 +1,8 @@
 // A bench worker: measures the points of its plan, level by level, and prints one
 // JSON line per point (a measurement, a point skipped for the time budget, or an
-// error) with the run context.
+// error) with the run context; its progress (points done) goes to stderr through
+// Progress, silenced by the plan's "quiet".
+#include "../progress.hpp"
 #include "bench.hpp"
 
 #include <algorithm>
@@ -144,14 +146,19 @@ std::set<std::size_t> choose_level(const WorkerRun& w, std::vector<Unit>& units,
   return run;
 }
 
-/// Measures unit `u` at E (or records why not) and emits its line.
+/// Measures unit `u` at E (or records why not), emits its line and advances
+/// `progress` by one point, with the point's result as its detail.
 template <class Space>
-void run_point(const WorkerRun& w, Unit& u, int E, bool chosen, double estimate, std::size_t done, std::size_t total) {
+void run_point(const WorkerRun& w, Unit& u, int E, bool chosen, double estimate, Progress& progress) {
   json rec = {{"record", "measurement"},         {"phase", w.phase}, {"generator", u.name},
               {"policy", policy_name(u.policy)}, {"envs", E},        {"threads", w.concurrency}};
-  const char* phase = w.phase.c_str();
+  const std::string point = u.name + " E=" + std::to_string(E) + " " + policy_name(u.policy);
+  char result[160];
   if (!chosen) {
-    if (u.failed) return;  // its error is recorded
+    if (u.failed) {  // its error is recorded
+      progress.advance(1, point + ": not run (failed at a smaller E)");
+      return;
+    }
     const double left = w.budget - seconds_since(w.start);
     rec.update({{"record", "skipped"},
                 {"reason", "time budget"},
@@ -159,28 +166,22 @@ void run_point(const WorkerRun& w, Unit& u, int E, bool chosen, double estimate,
                 {"budget_left_s", left},
                 {"point_cap_s", w.point_cap},
                 {"context", w.context}});
-    std::fprintf(stderr,
-                 "[bench %s t=%d] %zu/%zu %s E=%d %s: skipped (estimated %.0f s; %.0f s left of the budget, %.0f s "
-                 "per point at most)\n",
-                 phase, w.concurrency, done, total, u.name.c_str(), E, policy_name(u.policy), estimate,
-                 std::max(0.0, left), w.point_cap);
     emit(rec);
+    std::snprintf(result, sizeof result, ": skipped (estimated %.0f s; %.0f s left, %.0f s per point at most)",
+                  estimate, std::max(0.0, left), w.point_cap);
+    progress.advance(1, point + result);
     return;
   }
-  const std::string est_text = estimate > 0 ? " (est. " + std::to_string(int(std::ceil(estimate))) + " s)" : "";
-  std::fprintf(stderr, "[bench %s t=%d] %zu/%zu %s E=%d %s%s ...", phase, w.concurrency, done, total, u.name.c_str(), E,
-               policy_name(u.policy), est_text.c_str());
-  std::fflush(stderr);
   try {
     json m = measure_point<Space>(w.base, u.name, E, u.policy, w.timing, w.seed);
     rec.update(m);
     u.tpt = m.at("median_ms").get<double>() * 1e-3 / E;
-    std::fprintf(stderr, " median %.2f ms, %.0f tracks/s (%d reps, %.0f s elapsed)\n", m.at("median_ms").get<double>(),
-                 m.at("tracks_per_s").get<double>(), m.at("reps").get<int>(), seconds_since(w.start));
+    std::snprintf(result, sizeof result, ": median %.2f ms, %.0f tracks/s (%d reps)", m.at("median_ms").get<double>(),
+                  m.at("tracks_per_s").get<double>(), m.at("reps").get<int>());
   } catch (const std::exception& e) {
     rec["record"] = "error";
     rec["error"] = e.what();
-    std::fprintf(stderr, " failed: %s\n", e.what());
+    std::snprintf(result, sizeof result, ": failed (see the report)");
     u.failed = true;
   }
   TrackGenConfig c = w.base;
@@ -188,6 +189,7 @@ void run_point(const WorkerRun& w, Unit& u, int E, bool chosen, double estimate,
   c.num_envs = E;
   rec.update({{"config", c}, {"timing", w.timing}, {"seed", w.seed}, {"context", w.context}});
   emit(rec);
+  progress.advance(1, point + result);
 }
 
 /// Runs the plan level by level: every (generator, policy) at the smallest E,
@@ -224,8 +226,10 @@ void run_worker_on(const json& plan) {
     }
     levels.insert(envs.begin(), envs.end());
   }
-  std::size_t total = 0, done = 0;
-  for (const auto& u : units) total += u.envs.size();
+  long long total = 0;
+  for (const auto& u : units) total += static_cast<long long>(u.envs.size());
+  set_progress_quiet(plan.value("quiet", false));
+  Progress progress("bench " + w.phase + " t=" + std::to_string(w.concurrency), total, "points");
   for (int E : levels) {
     std::vector<std::size_t> here;
     for (std::size_t i = 0; i < units.size(); ++i) {
@@ -233,7 +237,7 @@ void run_worker_on(const json& plan) {
     }
     std::map<std::size_t, double> est;
     const std::set<std::size_t> chosen = choose_level(w, units, here, E, est);
-    for (std::size_t i : here) run_point<Space>(w, units[i], E, chosen.count(i) > 0, est[i], ++done, total);
+    for (std::size_t i : here) run_point<Space>(w, units[i], E, chosen.count(i) > 0, est[i], progress);
   }
 }
 
