@@ -1,16 +1,14 @@
 #include <trackgen/mpi/distributed_batch.hpp>
 
+#include "comm.hpp"
+
 #include <array>
 
 namespace trackgen::mpi {
 
 namespace {
 
-int comm_rank(MPI_Comm comm) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
-}
+using detail::comm_rank;
 
 /// An MPI datatype of `bytes` contiguous bytes (one env's share of a field),
 /// freed with the object: counts and displacements then count envs, so the

@@ -1,5 +1,7 @@
 #include <trackgen/mpi/distributed_batch.hpp>
 
+#include "comm.hpp"
+
 #include <string>
 
 namespace trackgen::mpi {
@@ -26,21 +28,11 @@ DView<std::int32_t, Space> slice_seed_view(const Space& space, const Slice& slic
 }
 
 namespace {
-int rank_of(MPI_Comm comm) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
-}
-int size_of(MPI_Comm comm) {
-  int s = 0;
-  MPI_Comm_size(comm, &s);
-  return s;
-}
 /// The block slice of the calling rank, or an impossible one when the config's
 /// num_envs is not >= 1 (gather_slices then reports it on every rank).
 Slice block_of(MPI_Comm comm, const TrackGenConfig& config) {
   if (config.num_envs < 1) return {0, 0};
-  return block_slice(config.num_envs, rank_of(comm), size_of(comm));
+  return block_slice(config.num_envs, detail::comm_rank(comm), detail::comm_size(comm));
 }
 }  // namespace
 
@@ -52,7 +44,7 @@ DistributedBatch<Space>::DistributedBatch(MPI_Comm comm, const Space& space, con
 template <class Space>
 DistributedBatch<Space>::DistributedBatch(MPI_Comm comm, const Space& space, const TrackGenConfig& config,
                                           const Slice& slice, std::int32_t seed, SeedExpansion mode)
-    : comm_(comm), space_(space), config_(config), rank_(rank_of(comm)) {
+    : comm_(comm), space_(space), config_(config), rank_(detail::comm_rank(comm)) {
   const std::string api = "trackgen::mpi::DistributedBatch";
   slices_ = gather_slices(comm_, config_.num_envs, slice, api);
   // The config is checked on every rank (an empty slice builds no producer),

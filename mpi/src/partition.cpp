@@ -1,5 +1,7 @@
 #include <trackgen/mpi/partition.hpp>
 
+#include "comm.hpp"
+
 #include <algorithm>
 #include <array>
 #include <exception>
@@ -8,16 +10,8 @@
 namespace trackgen::mpi {
 
 namespace {
-int comm_rank(MPI_Comm comm) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
-}
-int comm_size(MPI_Comm comm) {
-  int s = 0;
-  MPI_Comm_size(comm, &s);
-  return s;
-}
+using detail::comm_rank;
+using detail::comm_size;
 std::string show(const Slice& s) {
   std::string text = "[";  // appended piece by piece (GCC 12 -Wrestrict misfires on "[" + std::string)
   text += std::to_string(s.first);
