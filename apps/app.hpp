@@ -3,7 +3,6 @@
 
 #include <trackgen/trackgen.hpp>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -12,6 +11,14 @@
 #include <functional>
 #include <string>
 #include <vector>
+
+// CLI11 is included only by the sources that build options: its header defines
+// namespace-scope validator objects whose code every including source would
+// compile again (seconds each).
+namespace CLI {
+class App;
+class Validator;
+}  // namespace CLI
 
 namespace trackgen::app {
 

@@ -3,6 +3,8 @@
 // bounds, and the name lists the help shows.
 #include "app.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>

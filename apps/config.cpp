@@ -4,6 +4,8 @@
 // default config, a starting point for a --config file.
 #include "app.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <iostream>
 #include <memory>
 #include <string>

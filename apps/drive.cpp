@@ -6,6 +6,8 @@
 #include "app.hpp"
 #include "progress.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <sim_loop.hpp>
 
 #include <algorithm>

@@ -2,6 +2,8 @@
 // (owning the runtime, as an application should), then runs the subcommand.
 #include "app.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdlib>
 #include <exception>
 #include <iostream>

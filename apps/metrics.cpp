@@ -5,6 +5,8 @@
 #include "app.hpp"
 #include "progress.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <trackgen/metrics/metrics.hpp>
 
 #include <algorithm>
@@ -26,7 +28,7 @@ struct MetricsOptions {
   std::string mode = "track";
 };
 
-constexpr int default_envs = 512;
+constexpr int metrics_default_envs = 512;
 
 /// One generator's statistics (its batch generated once, then timed) and, in
 /// `invalid`, the summary of its invalid tracks' reasons.
@@ -103,7 +105,7 @@ void run_metrics(const MetricsOptions& o) {
   const bool all = o.batch.generator == "all" || (o.batch.generator.empty() && o.batch.config_file.empty());
   BatchOptions base = o.batch;
   if (all) base.generator.clear();
-  const TrackGenConfig config = make_config(base, default_envs);
+  const TrackGenConfig config = make_config(base, metrics_default_envs);
   const std::vector<std::string> names =
       all ? available_generators<Space>() : std::vector<std::string>{config.generator};
 
@@ -155,7 +157,7 @@ void run_metrics_gates(const MetricsOptions& o) {
   const bool all = o.batch.generator == "all" || (o.batch.generator.empty() && o.batch.config_file.empty());
   BatchOptions base = o.batch;
   if (all) base.generator.clear();
-  const GateGenConfig config = make_gate_config(base, default_envs);
+  const GateGenConfig config = make_gate_config(base, metrics_default_envs);
   const std::vector<std::string> names =
       all ? builtin_gate_generator_names() : std::vector<std::string>{config.generator};
   if (!o.json) {
@@ -194,7 +196,7 @@ Command add_metrics_command(CLI::App& app) {
   auto o = std::make_shared<MetricsOptions>();
   CLI::App* cmd = app.add_subcommand(
       "metrics", "quality table of one or all generators: yield, compactness, chicanes, ...");
-  add_batch_options(*cmd, o->batch, default_envs);
+  add_batch_options(*cmd, o->batch, metrics_default_envs);
   cmd->get_option("--generator")
       ->description("centerline generator: " + comma_list(generator_names()) +
                     ", or 'all' for every registered one (default: all; with --config: the config's; --mode gates: " +

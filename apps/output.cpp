@@ -3,6 +3,8 @@
 // output files are written (atomically) and checked before any work.
 #include "app.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <fcntl.h>
 #include <unistd.h>
 

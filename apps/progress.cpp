@@ -1,6 +1,8 @@
 // Progress lines on stderr (see progress.hpp).
 #include "progress.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <unistd.h>
 
 #include <cmath>

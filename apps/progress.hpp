@@ -6,10 +6,12 @@
 // (default 2), so short runs stay silent; --quiet silences it altogether.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <chrono>
 #include <string>
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace trackgen::app {
 

@@ -2,6 +2,8 @@
 #include "../progress.hpp"
 #include "bench.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <limits>
 
 namespace trackgen::app {

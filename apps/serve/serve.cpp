@@ -7,6 +7,8 @@
 #include "../app.hpp"
 #include "assets.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <trackgen/core/config_schema.hpp>
 #include <trackgen/runtime/checkpoints.hpp>
 
