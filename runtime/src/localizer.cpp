@@ -24,6 +24,8 @@ struct Localize {
   TrackFrame<Space> out;
   int window = 0;
   float relock = 0;
+  /// How many envs ahead a warm query prefetches its window.
+  static constexpr int prefetch_ahead = 24;
 
   /// Segments first .. first + span - 1 (mod m) against p; the lowest index
   /// wins ties, so a window and the whole ring agree whenever the window holds
@@ -41,7 +43,19 @@ struct Localize {
     return best;
   }
 
+  /// Prefetches the window of env f (a warm query a few envs ahead).
+  KOKKOS_FUNCTION void prefetch_window(const int f) const {
+    if (f >= static_cast<int>(last.extent(0))) return;
+    const int prev = last(f), n_max = track.n_max();
+    if (prev < 0 || prev >= n_max) return;
+    const int lo = kmath::max(prev - window, 0), hi = kmath::min(prev + window + 2, n_max);
+    const std::size_t base = static_cast<std::size_t>(f) * n_max;
+    detail::prefetch(track.center.data() + base + lo, sizeof(Vec3f) * (hi - lo));
+    detail::prefetch(track.arclen.data() + base + lo, sizeof(float) * (hi - lo));
+  }
+
   KOKKOS_FUNCTION void operator()(const int e) const {
+    if (window > 0) prefetch_window(e + prefetch_ahead);
     const Vec3f p = position(e);
     const int n_max = track.n_max();
     const int m = kmath::clamp(track.count(e), 0, n_max);
