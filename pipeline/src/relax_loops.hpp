@@ -100,6 +100,22 @@ KOKKOS_FORCEINLINE_FUNCTION void add_push(float& sx, float& sy, float& sn, Vec2f
   sn += hit ? 1.0f : 0.0f;
 }
 
+/// add_push for a pair on the list, in a per-bead (scalar) loop: the same float
+/// operations when |x_i - x_j|^2 < target^2, nothing otherwise (where add_push
+/// adds +0, which leaves the sums' bits unchanged), so a pair beyond the target
+/// costs no square root or division.
+KOKKOS_FORCEINLINE_FUNCTION void add_push_if_near(float& sx, float& sy, float& sn, Vec2f xi, Vec2f xj,
+                                               const Distances& d) {
+  const Vec2f diff = xi - xj;
+  const float d2 = length_sq(diff);
+  if (!(d2 < d.target_sq)) return;
+  const float dist = kmath::max(kmath::sqrt(d2), 1e-9f);
+  const float f = 0.5f * (d.target - dist) / dist;
+  sx += f * diff.x;
+  sy += f * diff.y;
+  sn += 1.0f;
+}
+
 /// One Jacobi update of bead xi between xp and xn (docs/algorithms.md#one-sweep):
 /// separation `sep` (already averaged), spacing, and bending with the flip clamp.
 KOKKOS_FORCEINLINE_FUNCTION Vec2f bead_update(Vec2f xp, Vec2f xi, Vec2f xn, Vec2f sep, float l0, float r_min,
@@ -225,7 +241,9 @@ KOKKOS_INLINE_FUNCTION int lowest_bit(std::uint32_t b) {
 ///    order: a per-bead pass over the far entries below, then one vector pass
 ///    per near offset (the nearest last below the bead, first above it), each
 ///    lane adding its bead's push or, off the list or beyond the target, +0
-///    (add_push), then a per-bead pass over the far entries above.
+///    (add_push), then a per-bead pass over the far entries above. The
+///    per-bead passes skip a pair beyond the target (add_push_if_near): most
+///    far entries are, and their +0 would leave the sums unchanged.
 struct HostLoops {
   template <class F>
   TRACKGEN_FLATTEN void beads(int begin, int end, const F& f) const {
@@ -304,10 +322,14 @@ struct HostLoops {
                                           const NearSplit& h, const SepSums& sum) const {
     const int n = env.count;
     const int lo = env.band + 1, hi = env.band + near_width(env, d);
+    TRACKGEN_IVDEP
+    for (int i = 0; i < n; ++i) sum.set(i, 0.0f, 0.0f, 0.0f);
     for (int i = 0; i < n; ++i) {  // far candidates below
+      const int m = h.below[i];
+      if (m == 0) continue;
       float sx = 0.0f, sy = 0.0f, sn = 0.0f;
       const Vec2f xi = x.get(i);
-      for (int k = 0; k < h.below[i]; ++k) add_push(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d, true);
+      for (int k = 0; k < m; ++k) add_push_if_near(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d);
       sum.set(i, sx, sy, sn);
     }
     for (int o = hi; o >= lo; --o) {  // near below, j = i - o, farthest first
@@ -327,7 +349,7 @@ struct HostLoops {
       if (h.above[i] == m) continue;
       float sx = sum.x[i], sy = sum.y[i], sn = sum.n[i];
       const Vec2f xi = x.get(i);
-      for (int k = h.above[i]; k < m; ++k) add_push(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d, true);
+      for (int k = h.above[i]; k < m; ++k) add_push_if_near(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d);
       sum.set(i, sx, sy, sn);
     }
   }
