@@ -63,7 +63,7 @@ struct RelaxSolveKernel {
   CacheView cache_idx;
   DView<int, Space> cache_count;
   DView<int, Space> overflow_flag;
-  DView<int, Space> cache_split;   // host spaces: [E][4][N_max] list splits
+  DView<int, Space> cache_split;   // host spaces: [E][6][N_max] list splits
   DView<int, Space> sep_overflow;  // Track [E]
 
   int n_max = 0;
@@ -99,7 +99,7 @@ struct RelaxSolveKernel {
         .sums = {sp, sp + n_max, sp + 2 * n_max},
         .cache = {at(cache_idx, base), cache_idx.stride(1), at(cache_count, base), at(overflow_flag, base),
                   schedule.slots},
-        .split = rx::NearSplit::at(at(cache_split, 4 * base), n_max),
+        .split = rx::NearSplit::at(at(cache_split, rx::NearSplit::arrays * base), n_max),
         .omega = omega.data(),
         .schedule = schedule,
         .dist = dist,

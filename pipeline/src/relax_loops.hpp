@@ -100,6 +100,22 @@ KOKKOS_FORCEINLINE_FUNCTION void add_push(float& sx, float& sy, float& sn, Vec2f
   sn += hit ? 1.0f : 0.0f;
 }
 
+/// add_push for a pair on the list, in a per-bead (scalar) loop: the same float
+/// operations when |x_i - x_j|^2 < target^2, nothing otherwise (where add_push
+/// adds +0, which leaves the sums' bits unchanged), so a pair beyond the target
+/// costs no square root or division.
+KOKKOS_FORCEINLINE_FUNCTION void add_push_if_near(float& sx, float& sy, float& sn, Vec2f xi, Vec2f xj,
+                                               const Distances& d) {
+  const Vec2f diff = xi - xj;
+  const float d2 = length_sq(diff);
+  if (!(d2 < d.target_sq)) return;
+  const float dist = kmath::max(kmath::sqrt(d2), 1e-9f);
+  const float f = 0.5f * (d.target - dist) / dist;
+  sx += f * diff.x;
+  sy += f * diff.y;
+  sn += 1.0f;
+}
+
 /// One Jacobi update of bead xi between xp and xn (docs/algorithms.md#one-sweep):
 /// separation `sep` (already averaged), spacing, and bending with the flip clamp.
 KOKKOS_FORCEINLINE_FUNCTION Vec2f bead_update(Vec2f xp, Vec2f xi, Vec2f xn, Vec2f sep, float l0, float r_min,
@@ -171,18 +187,24 @@ KOKKOS_INLINE_FUNCTION void refresh_candidates(const Chain& x, const Env& env, c
 /// Ascending, the list holds the far candidates below the bead (entries
 /// [0, below)), then the near ones j = i - o and j = i + o, band < o <= band + w
 /// (bit o - band - 1 of `left` and `right`; never wrapped around the loop), then
-/// the far ones above, wrapped ones included (entries [above, count)). Four
+/// the far ones above, wrapped ones included (entries [above, count)).
+/// `far_below` and `far_above` list, ascending, the beads that have far
+/// entries below and above, ended by -1 when shorter than the chain. Six
 /// [N_max] arrays per env; `left` is also the refresh's partner bit words.
 struct NearSplit {
   std::uint32_t* left;
   std::uint32_t* right;
   std::int32_t* below;
   std::int32_t* above;
+  std::int32_t* far_below;
+  std::int32_t* far_above;
+  /// The number of [N_max] arrays of a split.
+  static constexpr int arrays = 6;
   /// The split of the env whose arrays start at `base` (null: none).
   KOKKOS_INLINE_FUNCTION static NearSplit at(std::int32_t* base, int n_max) {
-    if (base == nullptr) return {nullptr, nullptr, nullptr, nullptr};
+    if (base == nullptr) return {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
     return {reinterpret_cast<std::uint32_t*>(base), reinterpret_cast<std::uint32_t*>(base + n_max), base + 2 * n_max,
-            base + 3 * n_max};
+            base + 3 * n_max, base + 4 * n_max, base + 5 * n_max};
   }
 };
 
@@ -225,7 +247,9 @@ KOKKOS_INLINE_FUNCTION int lowest_bit(std::uint32_t b) {
 ///    order: a per-bead pass over the far entries below, then one vector pass
 ///    per near offset (the nearest last below the bead, first above it), each
 ///    lane adding its bead's push or, off the list or beyond the target, +0
-///    (add_push), then a per-bead pass over the far entries above.
+///    (add_push), then a per-bead pass over the far entries above. The
+///    per-bead passes skip a pair beyond the target (add_push_if_near): most
+///    far entries are, and their +0 would leave the sums unchanged.
 struct HostLoops {
   template <class F>
   TRACKGEN_FLATTEN void beads(int begin, int end, const F& f) const {
@@ -286,6 +310,7 @@ struct HostLoops {
       }
     }
     const int lo = env.band + 1, hi = env.band + near_width(env, d);  // near offsets [lo, hi]
+    int num_below = 0, num_above = 0;
     for (int i = 0; i < n; ++i) {
       const int m = c.count[i];
       int k = 0;
@@ -297,17 +322,24 @@ struct HostLoops {
       h.above[i] = k;
       h.left[i] = left;
       h.right[i] = right;
+      if (h.below[i] > 0) h.far_below[num_below++] = i;
+      if (k < m) h.far_above[num_above++] = i;
     }
+    if (num_below < n) h.far_below[num_below] = -1;
+    if (num_above < n) h.far_above[num_above] = -1;
   }
 
   TRACKGEN_FLATTEN void cached_separation(const Chain& x, const Env& env, const Distances& d, const Cache& c,
                                           const NearSplit& h, const SepSums& sum) const {
     const int n = env.count;
     const int lo = env.band + 1, hi = env.band + near_width(env, d);
-    for (int i = 0; i < n; ++i) {  // far candidates below
+    TRACKGEN_IVDEP
+    for (int i = 0; i < n; ++i) sum.set(i, 0.0f, 0.0f, 0.0f);
+    for (int p = 0; p < n && h.far_below[p] >= 0; ++p) {  // far candidates below
+      const int i = h.far_below[p], m = h.below[i];
       float sx = 0.0f, sy = 0.0f, sn = 0.0f;
       const Vec2f xi = x.get(i);
-      for (int k = 0; k < h.below[i]; ++k) add_push(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d, true);
+      for (int k = 0; k < m; ++k) add_push_if_near(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d);
       sum.set(i, sx, sy, sn);
     }
     for (int o = hi; o >= lo; --o) {  // near below, j = i - o, farthest first
@@ -322,12 +354,11 @@ struct HostLoops {
         add_push(sum.x[i], sum.y[i], sum.n[i], x.get(i), x.get(i + o), d, ((h.right[i] >> (o - lo)) & 1u) != 0u);
       }
     }
-    for (int i = 0; i < n; ++i) {  // far candidates above
-      const int m = c.count[i];
-      if (h.above[i] == m) continue;
+    for (int p = 0; p < n && h.far_above[p] >= 0; ++p) {  // far candidates above
+      const int i = h.far_above[p], m = c.count[i];
       float sx = sum.x[i], sy = sum.y[i], sn = sum.n[i];
       const Vec2f xi = x.get(i);
-      for (int k = h.above[i]; k < m; ++k) add_push(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d, true);
+      for (int k = h.above[i]; k < m; ++k) add_push_if_near(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d);
       sum.set(i, sx, sy, sn);
     }
   }
