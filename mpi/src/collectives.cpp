@@ -64,41 +64,34 @@ BatchStats reduce_stats(MPI_Comm comm, const std::vector<Slice>& slices, const s
   gather_rows(comm, slices, rank, root, 1, local.data(), all.data());
   BatchStats s;
   if (rank == root) s = aggregate_batch_stats(all);
-  // Every numeric field, as root computed it (bit for bit).
-  std::array<double, 13> d{s.yield,
-                           s.pre_relax_self_intersection_rate,
-                           s.xpbd_displacement,
-                           s.mean_length,
-                           s.mean_compactness,
-                           s.compactness_p10,
-                           s.compactness_p50,
-                           s.compactness_p90,
-                           s.compactness_degenerate_rate,
-                           s.mean_chicanes,
-                           s.straight_frac,
-                           s.peak_curvature,
-                           s.lap_time};
-  std::array<int, 4> n{s.num_envs, s.num_valid, s.num_measured, s.shape_variety_pass ? 1 : 0};
+  // Every numeric field, as root computed it (bit for bit): one list of members
+  // packs root's values and unpacks them on every rank.
+  constexpr std::array<double BatchStats::*, 13> reals{&BatchStats::yield,
+                                                       &BatchStats::pre_relax_self_intersection_rate,
+                                                       &BatchStats::xpbd_displacement,
+                                                       &BatchStats::mean_length,
+                                                       &BatchStats::mean_compactness,
+                                                       &BatchStats::compactness_p10,
+                                                       &BatchStats::compactness_p50,
+                                                       &BatchStats::compactness_p90,
+                                                       &BatchStats::compactness_degenerate_rate,
+                                                       &BatchStats::mean_chicanes,
+                                                       &BatchStats::straight_frac,
+                                                       &BatchStats::peak_curvature,
+                                                       &BatchStats::lap_time};
+  constexpr std::array<int BatchStats::*, 3> counts{&BatchStats::num_envs, &BatchStats::num_valid,
+                                                    &BatchStats::num_measured};
+  std::array<double, reals.size()> d{};
+  std::array<int, counts.size() + 1> n{};
+  for (std::size_t k = 0; k < reals.size(); ++k) d[k] = s.*reals[k];
+  for (std::size_t k = 0; k < counts.size(); ++k) n[k] = s.*counts[k];
+  n[counts.size()] = s.shape_variety_pass ? 1 : 0;
   MPI_Bcast(d.data(), static_cast<int>(d.size()), MPI_DOUBLE, root, comm);
   MPI_Bcast(n.data(), static_cast<int>(n.size()), MPI_INT, root, comm);
   BatchStats r;
-  r.num_envs = n[0];
-  r.num_valid = n[1];
-  r.num_measured = n[2];
-  r.shape_variety_pass = n[3] != 0;
-  r.yield = d[0];
-  r.pre_relax_self_intersection_rate = d[1];
-  r.xpbd_displacement = d[2];
-  r.mean_length = d[3];
-  r.mean_compactness = d[4];
-  r.compactness_p10 = d[5];
-  r.compactness_p50 = d[6];
-  r.compactness_p90 = d[7];
-  r.compactness_degenerate_rate = d[8];
-  r.mean_chicanes = d[9];
-  r.straight_frac = d[10];
-  r.peak_curvature = d[11];
-  r.lap_time = d[12];
+  for (std::size_t k = 0; k < reals.size(); ++k) r.*reals[k] = d[k];
+  for (std::size_t k = 0; k < counts.size(); ++k) r.*counts[k] = n[k];
+  r.shape_variety_pass = n[counts.size()] != 0;
   return r;
 }
 
