@@ -78,6 +78,13 @@ struct Cache {
   int slots;
 };
 
+/// The push factor 0.5 (target - d) / d, d = max(sqrt(d2), 1e-9), of a pair at
+/// squared distance d2.
+KOKKOS_FORCEINLINE_FUNCTION float push_factor(float d2, const Distances& d) {
+  const float dist = kmath::max(kmath::sqrt(d2), 1e-9f);
+  return 0.5f * (d.target - dist) / dist;
+}
+
 /// Adds the push of bead j on bead i, 0.5 (target - d) / d (x_i - x_j) with
 /// d = max(|x_i - x_j|, 1e-9), to bead i's sums (sx, sy) and count sn when
 /// `active` and |x_i - x_j|^2 < target^2. Branch-free: an inactive or distant
@@ -92,8 +99,7 @@ KOKKOS_FORCEINLINE_FUNCTION void add_push(float& sx, float& sy, float& sn, Vec2f
   const Vec2f diff = xi - xj;
   const float d2 = length_sq(diff);
   const bool hit = d2 < (active ? d.target_sq : 0.0f);  // d2 >= 0: never below 0 (one select, vectorizable)
-  const float dist = kmath::max(kmath::sqrt(d2), 1e-9f);
-  const float f = 0.5f * (d.target - dist) / dist;
+  const float f = push_factor(d2, d);
   const float px = f * diff.x, py = f * diff.y;
   sx += hit ? px : 0.0f;
   sy += hit ? py : 0.0f;
@@ -109,8 +115,7 @@ KOKKOS_FORCEINLINE_FUNCTION void add_push_if_near(float& sx, float& sy, float& s
   const Vec2f diff = xi - xj;
   const float d2 = length_sq(diff);
   if (!(d2 < d.target_sq)) return;
-  const float dist = kmath::max(kmath::sqrt(d2), 1e-9f);
-  const float f = 0.5f * (d.target - dist) / dist;
+  const float f = push_factor(d2, d);
   sx += f * diff.x;
   sy += f * diff.y;
   sn += 1.0f;
