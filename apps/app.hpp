@@ -45,6 +45,9 @@ bool config_file_sets(const std::string& path, const char* key);
 /// backend_name() of every space of the library's list (trackgen/core/spaces.hpp).
 std::vector<std::string> backend_names();
 
+/// The help text of a --backend option: the names of backend_names() and the default.
+std::string backend_help();
+
 /// Calls f.template operator()<Space>() for the space named `backend` (empty:
 /// the default execution space). Throws ConfigError for an unknown name.
 template <class F>

@@ -154,7 +154,7 @@ Command add_drive_command(CLI::App& app) {
   cmd->add_option("--generator", o->generator,
                   "centerline generator: " + comma_list(generator_names()) + " (default: bezier)");
   cmd->add_option("--backend", o->backend,
-                  "execution space: " + comma_list(backend_names()) + " (default: Kokkos' default)");
+                  backend_help());
   cmd->add_flag("--json", o->json,
                 "print one JSON object: envs, steps, env_steps_per_s, lap_fraction (envs whose car lapped before any "
                 "collision / envs that raced a valid track), collision_rate (collisions / finished episodes), "

@@ -35,7 +35,7 @@ void add_batch_options(CLI::App& cmd, BatchOptions& o, int default_envs) {
   cmd.add_option("--seed", o.seed, "base seed k; env e uses seed k + e (default: 0)")
       ->check(int_in(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
   cmd.add_option("--backend", o.backend,
-                 "execution space: " + comma_list(backend_names()) + " (default: Kokkos' default)");
+                 backend_help());
 }
 
 bool config_file_sets(const std::string& path, const char* key) {
@@ -57,6 +57,10 @@ std::vector<std::string> backend_names() {
   std::vector<std::string> names;
   for_each_space([&]<class Space>() { names.push_back(backend_name<Space>()); });
   return names;
+}
+
+std::string backend_help() {
+  return "execution space: " + comma_list(backend_names()) + " (default: Kokkos' default)";
 }
 
 namespace {

@@ -27,7 +27,7 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("--seed", o->batch.seed, "base seed k; env e uses seed k + e (default: 0)")
       ->check(int_in(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
   cmd->add_option("--backend", o->batch.backend,
-                  "execution space: " + comma_list(backend_names()) + " (default: Kokkos' default)");
+                  backend_help());
   cmd->add_option("--envs", o->envs_list, "batch sizes of the sweep (default: 64,256,1024,4096,16384,65536)")
       ->delimiter(',')
       ->check(int_in(1, std::numeric_limits<int>::max()));

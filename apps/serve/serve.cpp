@@ -363,7 +363,7 @@ Command add_serve_command(CLI::App& app) {
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--host", o->host,
                   "address to bind (default: 127.0.0.1, this machine only; 0.0.0.0 opens it to the network)");
-  cmd->add_option("--backend", o->backend, "execution space: one of the enabled backends (default: Kokkos' default)");
+  cmd->add_option("--backend", o->backend, backend_help());
   return {cmd, [o] { with_backend(o->backend, [&]<class Space>() { run_serve<Space>(*o); }); }};
 }
 
