@@ -11,6 +11,10 @@
 
 namespace trackgen::detail {
 
+/// [N_max] int arrays per env of the relaxation's separation-cache split on a host
+/// space (relaxation::NearSplit in relax_loops.hpp).
+inline constexpr int host_split_arrays = 7;
+
 template <class Space>
 using TeamMember = typename Kokkos::TeamPolicy<Space>::member_type;
 

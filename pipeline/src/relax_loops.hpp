@@ -188,28 +188,36 @@ KOKKOS_INLINE_FUNCTION void refresh_candidates(const Chain& x, const Env& env, c
   c.overflow[i] = first ? over : (c.overflow[i] | over);
 }
 
-/// How a host bead's candidate list splits (docs/algorithms.md#how-the-solve-runs).
-/// Ascending, the list holds the far candidates below the bead (entries
-/// [0, below)), then the near ones j = i - o and j = i + o, band < o <= band + w
-/// (bit o - band - 1 of `left` and `right`; never wrapped around the loop), then
-/// the far ones above, wrapped ones included (entries [above, count)).
-/// `far_below` and `far_above` list, ascending, the beads that have far
-/// entries below and above, ended by -1 when shorter than the chain. Six
-/// [N_max] arrays per env; `left` is also the refresh's partner bit words.
+/// How a host bead's candidate list is held (docs/algorithms.md#how-the-solve-runs).
+/// Ascending, the list holds the far candidates below the bead, then the near
+/// ones j = i - o and j = i + o, band < o <= band + w (never wrapped around the
+/// loop), then the far ones above, wrapped ones included. The near ones are bits:
+/// bit t of `left` is j = i - band - w + t, bit t of `right` is j = i + band + 1 + t.
+/// The far ones are the cache's first `far[i]` entries, the `below[i]` below the
+/// bead first (the cache's count is the whole list's). `far_below` and
+/// `far_above` list, ascending, the beads that have far entries below and above,
+/// ended by -1 when shorter than the chain. `marks` is the refresh's partner bit
+/// word per bead. Seven [N_max] arrays per env.
 struct NearSplit {
   std::uint32_t* left;
   std::uint32_t* right;
   std::int32_t* below;
-  std::int32_t* above;
   std::int32_t* far_below;
   std::int32_t* far_above;
+  std::uint32_t* marks;
+  std::int32_t* far;
   /// The number of [N_max] arrays of a split.
-  static constexpr int arrays = 6;
+  static constexpr int arrays = host_split_arrays;
   /// The split of the env whose arrays start at `base` (null: none).
   KOKKOS_INLINE_FUNCTION static NearSplit at(std::int32_t* base, int n_max) {
-    if (base == nullptr) return {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
-    return {reinterpret_cast<std::uint32_t*>(base), reinterpret_cast<std::uint32_t*>(base + n_max), base + 2 * n_max,
-            base + 3 * n_max, base + 4 * n_max, base + 5 * n_max};
+    if (base == nullptr) return {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    return {reinterpret_cast<std::uint32_t*>(base),
+            reinterpret_cast<std::uint32_t*>(base + n_max),
+            base + 2 * n_max,
+            base + 3 * n_max,
+            base + 4 * n_max,
+            reinterpret_cast<std::uint32_t*>(base + 5 * n_max),
+            base + 6 * n_max};
   }
 };
 
@@ -239,15 +247,37 @@ KOKKOS_INLINE_FUNCTION int lowest_bit(std::uint32_t b) {
 #endif
 }
 
+/// The number of set bits of a word (std::popcount, callable wherever the loop
+/// shapes compile).
+KOKKOS_INLINE_FUNCTION int bit_count(std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __popc(b);
+#else
+  return __builtin_popcount(b);
+#endif
+}
+
+/// The bits [a, b] of a 32-bit word (none when the range misses [0, 31]).
+KOKKOS_INLINE_FUNCTION std::uint32_t bit_range(int a, int b) {
+  const int lo = kmath::max(a, 0), hi = kmath::min(b, 31);
+  if (lo > hi) return 0u;
+  return static_cast<std::uint32_t>((std::uint64_t{2} << hi) - (std::uint64_t{1} << lo));
+}
+
+/// Word w moved `sh` bits up (down for sh < 0); bits moved past either end are lost.
+KOKKOS_INLINE_FUNCTION std::uint32_t shift_bits(std::uint32_t w, int sh) {
+  if (sh >= 32 || sh <= -32) return 0u;
+  return sh >= 0 ? w << sh : w >> -sh;
+}
+
 /// Loop shapes of a host space: a team is one thread, and every bead loop runs
 /// in index order over contiguous arrays so that the compiler vectorizes it
 /// across beads (passes need no barrier).
 ///  - Refresh: partner-major over words of 32 partners, a vector pass per
 ///    partner marks the beads within the radius in a bit word per bead, then
-///    each bead appends its marked partners in index order (the same lists,
-///    and overflows, as the per-bead scan).
-///    Each list is then split (NearSplit) into far entries below, near
-///    offsets, and far entries above.
+///    each bead takes its marked partners in index order, up to the slots (the
+///    same lists, and overflows, as the per-bead scan): the near ones as bits
+///    (NearSplit), the far ones, few, as cache entries.
 ///  - Separation: a bead's sum still adds its candidates in ascending index
 ///    order: a per-bead pass over the far entries below, then one vector pass
 ///    per near offset (the nearest last below the bead, first above it), each
@@ -278,57 +308,64 @@ struct HostLoops {
     f(n - 1, n - 2, 0);
   }
 
-  /// Refreshes every bead's list, as refresh_candidates does, and splits it.
+  /// Refreshes every bead's list, as refresh_candidates does, held as NearSplit says.
   TRACKGEN_FLATTEN void refresh(const Chain& x, const Env& env, const Distances& d, const Cache& c,
                                 const NearSplit& h, bool first) const {
     const int n = env.count;
     const float r2 = d.cache_radius * d.cache_radius;
+    const int lo = env.band + 1, hi = env.band + near_width(env, d);  // near offsets [lo, hi]
     for (int i = 0; i < n; ++i) {
       c.count[i] = 0;
+      h.below[i] = 0;
+      h.far[i] = 0;
+      h.left[i] = 0u;
+      h.right[i] = 0u;
       if (first) c.overflow[i] = 0;
     }
     for (int w0 = 0; w0 < n; w0 += 32) {
-      for (int i = 0; i < n; ++i) h.left[i] = 0u;
+      for (int i = 0; i < n; ++i) h.marks[i] = 0u;
       for (int j = w0; j < kmath::min(w0 + 32, n); ++j) {  // bead i is outside j's band iff j is outside i's
         const OutsideBand r(j, n, env.band);
         const float xj = x.x[j], yj = x.y[j];
         const std::uint32_t bit = 1u << (j - w0);
-        auto mark = [&](const int lo, const int hi) {
+        auto mark = [&](const int lo_i, const int hi_i) {
           TRACKGEN_IVDEP
-          for (int i = lo; i <= hi; ++i) {
+          for (int i = lo_i; i <= hi_i; ++i) {
             const float dx = x.x[i] - xj, dy = x.y[i] - yj;
-            h.left[i] |= dx * dx + dy * dy < r2 ? bit : 0u;
+            h.marks[i] |= dx * dx + dy * dy < r2 ? bit : 0u;
           }
         };
         mark(r.lo1, r.hi1);
         mark(r.lo2, r.hi2);
       }
       for (int i = 0; i < n; ++i) {
-        for (std::uint32_t b = h.left[i]; b != 0u; b &= b - 1u) {
-          if (c.count[i] == c.slots) {
-            c.overflow[i] = 1;
-            break;
-          }
-          c.idx[i + c.count[i] * c.stride] = w0 + lowest_bit(b);
-          ++c.count[i];
+        std::uint32_t b = h.marks[i];
+        if (b == 0u) continue;
+        const int room = c.slots - c.count[i];
+        if (bit_count(b) > room) {  // keep the `room` lowest: the list's first entries
+          c.overflow[i] = 1;
+          std::uint32_t kept = 0u;
+          for (int k = 0; k < room; ++k, b &= b - 1u) kept |= b & (0u - b);
+          b = kept;
+        }
+        c.count[i] += bit_count(b);
+        // partner w0 + s is j = i - hi + t in `left` (t = s + w0 - i + hi), j = i + lo + t in `right`
+        const std::uint32_t near_left = b & bit_range(i - hi - w0, i - lo - w0);
+        const std::uint32_t near_right = b & bit_range(i + lo - w0, i + hi - w0);
+        h.left[i] |= shift_bits(near_left, w0 - i + hi);
+        h.right[i] |= shift_bits(near_right, w0 - i - lo);
+        for (std::uint32_t f = b & ~(near_left | near_right); f != 0u; f &= f - 1u) {  // far: rare
+          const int j = w0 + lowest_bit(f);
+          c.idx[i + h.far[i] * c.stride] = j;
+          ++h.far[i];
+          h.below[i] += j < i ? 1 : 0;
         }
       }
     }
-    const int lo = env.band + 1, hi = env.band + near_width(env, d);  // near offsets [lo, hi]
     int num_below = 0, num_above = 0;
     for (int i = 0; i < n; ++i) {
-      const int m = c.count[i];
-      int k = 0;
-      std::uint32_t left = 0u, right = 0u;
-      while (k < m && c.idx[i + k * c.stride] < i - hi) ++k;
-      h.below[i] = k;
-      for (; k < m && c.idx[i + k * c.stride] < i; ++k) left |= 1u << (i - c.idx[i + k * c.stride] - lo);
-      for (; k < m && c.idx[i + k * c.stride] <= i + hi; ++k) right |= 1u << (c.idx[i + k * c.stride] - i - lo);
-      h.above[i] = k;
-      h.left[i] = left;
-      h.right[i] = right;
       if (h.below[i] > 0) h.far_below[num_below++] = i;
-      if (k < m) h.far_above[num_above++] = i;
+      if (h.far[i] > h.below[i]) h.far_above[num_above++] = i;
     }
     if (num_below < n) h.far_below[num_below] = -1;
     if (num_above < n) h.far_above[num_above] = -1;
@@ -350,7 +387,7 @@ struct HostLoops {
     for (int o = hi; o >= lo; --o) {  // near below, j = i - o, farthest first
       TRACKGEN_IVDEP
       for (int i = o; i < n; ++i) {
-        add_push(sum.x[i], sum.y[i], sum.n[i], x.get(i), x.get(i - o), d, ((h.left[i] >> (o - lo)) & 1u) != 0u);
+        add_push(sum.x[i], sum.y[i], sum.n[i], x.get(i), x.get(i - o), d, ((h.left[i] >> (hi - o)) & 1u) != 0u);
       }
     }
     for (int o = lo; o <= hi; ++o) {  // near above, j = i + o, nearest first
@@ -360,10 +397,10 @@ struct HostLoops {
       }
     }
     for (int p = 0; p < n && h.far_above[p] >= 0; ++p) {  // far candidates above
-      const int i = h.far_above[p], m = c.count[i];
+      const int i = h.far_above[p], m = h.far[i];
       float sx = sum.x[i], sy = sum.y[i], sn = sum.n[i];
       const Vec2f xi = x.get(i);
-      for (int k = h.above[i]; k < m; ++k) add_push_if_near(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d);
+      for (int k = h.below[i]; k < m; ++k) add_push_if_near(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d);
       sum.set(i, sx, sy, sn);
     }
   }
