@@ -227,6 +227,36 @@ struct ArcProbe {
   }
 };
 
+/// arc_segment_from over a walk of targets (ascending with ties, past the end,
+/// then a falling one, a NaN and ascending again) on a table with flat runs,
+/// beside arc_segment's answers; and arc_table_rises on rising and broken tables.
+constexpr int n_walk = 14;
+struct WalkResults {
+  int walked[n_walk], searched[n_walk];
+  bool rises, dips, has_nan;
+};
+
+struct WalkProbe {
+  KOKKOS_FUNCTION WalkResults operator()() const {
+    const float s[8] = {0, 0, 1, 1, 1, 2.5f, 4, 4};
+    const float targets[n_walk] = {0, 0, 0.5f, 1, 1, 1.2f, 2.5f, 3, 4, 9, 2, nan_f, 0.25f, 4};
+    WalkResults r{};
+    int j = 0;
+    float prev = -1e30f;
+    for (int k = 0; k < n_walk; ++k) {
+      j = geom::arc_segment_from(s, 7, targets[k], prev, j);
+      prev = targets[k];
+      r.walked[k] = j;
+      r.searched[k] = geom::arc_segment(s, 7, targets[k]);
+    }
+    const float dip[4] = {0, 2, 1, 3}, with_nan[4] = {0, 1, nan_f, 3};
+    r.rises = geom::arc_table_rises(s, 7);
+    r.dips = geom::arc_table_rises(dip, 3);
+    r.has_nan = geom::arc_table_rises(with_nan, 3);
+    return r;
+  }
+};
+
 /// Copies a fixed-size array into a probe member.
 template <class T, std::size_t N>
 void copy_array(T (&dst)[N], const T (&src)[N]) {
@@ -362,4 +392,18 @@ TEMPLATE_TEST_CASE("Arc-length lookup on a square, with the segment floor", "[ge
   }
   CHECK(near(r.dup_start, {0, 0}));  // zero-length segment: frac 0, no NaN
   CHECK(near(r.dup_half, {0.5f, 0}));
+}
+
+TEMPLATE_TEST_CASE("Arc-length walk: arc_segment_from gives arc_segment's segments", "[geometry]",
+                   TRACKGEN_TEST_SPACES) {
+  const WalkResults r = on_device<TestType>(WalkProbe{});
+  const int expected[n_walk] = {0, 0, 1, 1, 1, 4, 4, 5, 5, 6, 4, 6, 1, 5};
+  for (int k = 0; k < n_walk; ++k) {
+    INFO("target " << k);
+    CHECK(r.searched[k] == expected[k]);
+    CHECK(r.walked[k] == r.searched[k]);
+  }
+  CHECK(r.rises);
+  CHECK_FALSE(r.dips);
+  CHECK_FALSE(r.has_nan);
 }

@@ -1,5 +1,7 @@
 #include <trackgen/generators/detail/common.hpp>
 
+#include <cfloat>
+
 namespace trackgen::detail {
 
 void param_error(const std::string& generator, const std::string& field, const std::string& value,
@@ -97,26 +99,55 @@ void arc_impl(const LaunchContext<Space>& ctx, const std::string& scan_label, co
         }
       });
 
-  // Lookup: thread per output point.
+  // Lookup of output point k of env e on segment j (the arc_segment of `target`).
   const std::size_t n = static_cast<std::size_t>(num);
-  ctx.for_each(
-      lookup_label, static_cast<std::size_t>(scratch.num_envs) * n, KOKKOS_LAMBDA(const std::size_t t) {
-        const std::size_t e = t / n, k = t % n;
-        if (!all && active(e) <= 0) return;
-        const int R = num_real(e);
-        if (R < 2) {
-          out(t) = nan2();
-          return;
-        }
-        const Vec2f* r = real.data() + e * M;
-        const float* sg = seg.data() + e * M;
-        const float* s = cum.data() + e * (M + 1);
-        const float target = static_cast<float>(k) * s[R] / static_cast<float>(n);
-        const int j = geom::arc_segment(s, R, target);
-        const float frac = kmath::clamp((target - s[j]) / kmath::max(sg[j], 1e-12f), 0.0f, 1.0f);
-        const Vec2f a = r[j], b = r[j + 1 < R ? j + 1 : 0];
-        out(t) = a + frac * (b - a);
-      });
+  const auto point_on = KOKKOS_LAMBDA(const std::size_t e, const int R, const float target, const int j) {
+    const Vec2f* r = real.data() + e * M;
+    const float* sg = seg.data() + e * M;
+    const float* s = cum.data() + e * (M + 1);
+    const float frac = kmath::clamp((target - s[j]) / kmath::max(sg[j], 1e-12f), 0.0f, 1.0f);
+    const Vec2f a = r[j], b = r[j + 1 < R ? j + 1 : 0];
+    return a + frac * (b - a);
+  };
+  if constexpr (detail::is_host_space<Space>()) {
+    // Thread per env, its points in order: each segment walked to from the
+    // previous one when the table rises (the same segments as the search).
+    ctx.for_each(
+        lookup_label, static_cast<std::size_t>(scratch.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+          if (!all && active(e) <= 0) return;
+          const int R = num_real(e);
+          Vec2f* o = out.data() + e * n;
+          if (R < 2) {
+            for (std::size_t k = 0; k < n; ++k) o[k] = nan2();
+            return;
+          }
+          const float* s = cum.data() + e * (M + 1);
+          const bool rises = geom::arc_table_rises(s, R);
+          int j = 0;  // at or below every answer, so the first target walks from it
+          float prev = -FLT_MAX;
+          for (std::size_t k = 0; k < n; ++k) {
+            const float target = static_cast<float>(k) * s[R] / static_cast<float>(n);
+            j = rises ? geom::arc_segment_from(s, R, target, prev, j) : geom::arc_segment(s, R, target);
+            prev = target;
+            o[k] = point_on(e, R, target, j);
+          }
+        });
+  } else {
+    // Thread per output point.
+    ctx.for_each(
+        lookup_label, static_cast<std::size_t>(scratch.num_envs) * n, KOKKOS_LAMBDA(const std::size_t t) {
+          const std::size_t e = t / n, k = t % n;
+          if (!all && active(e) <= 0) return;
+          const int R = num_real(e);
+          if (R < 2) {
+            out(t) = nan2();
+            return;
+          }
+          const float* s = cum.data() + e * (M + 1);
+          const float target = static_cast<float>(k) * s[R] / static_cast<float>(n);
+          out(t) = point_on(e, R, target, geom::arc_segment(s, R, target));
+        });
+  }
 }
 
 // XCOUNT, `count` of extent 0 meaning n points per env, `active` of extent 0

@@ -3,15 +3,37 @@
 // Both are one team kernel per env: one thread of the team builds the env's
 // cumulative arc-length table (float64 accumulation in point order, stored as
 // float32, so the table is scheduling-independent), a barrier, then the team's
-// threads look up one output slot each (binary search + lerp).
+// threads look up one output slot each (binary search + lerp); on a host space,
+// where the team is one thread, the slots go in order and each walks up the
+// table from the previous one's segment (the same segments).
 #include "pipeline_detail.hpp"
 
 #include <trackgen/core/errors.hpp>
 
+#include <cfloat>
 #include <string>
 
 namespace trackgen {
 namespace {
+
+/// The host lookups of a resample: out[k] = arc_point(p, s, m, target(k)) for
+/// k < cnt and NaN for the other slots up to `slots`, each segment walked to
+/// from the previous one when the table rises (the same segments as the search,
+/// geom::arc_segment_from).
+template <class Target>
+KOKKOS_INLINE_FUNCTION void host_lookup(const Vec2f* p, const float* s, int m, int cnt, int slots, Vec2f* out,
+                                        const Target& target) {
+  const bool rises = geom::arc_table_rises(s, m);
+  int j = 0;  // at or below every answer, so the first target walks from it
+  float prev = -FLT_MAX;
+  for (int k = 0; k < cnt; ++k) {
+    const float t = target(k);
+    j = rises ? geom::arc_segment_from(s, m, t, prev, j) : geom::arc_segment(s, m, t);
+    prev = t;
+    out[k] = geom::arc_point_on(p, s, m, t, j);
+  }
+  for (int k = cnt; k < slots; ++k) out[k] = nan2();
+}
 
 template <class Space>
 struct ConstantSpacingKernel {
@@ -52,9 +74,13 @@ struct ConstantSpacingKernel {
     team.team_barrier();
     const int cnt = count(e);
     Vec2f* out = dst.data() + static_cast<std::size_t>(e) * n_max;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_max), [&](const int k) {
-      out[k] = k < cnt ? geom::arc_point(p, se, n, static_cast<float>(k) * spacing) : nan2();
-    });
+    if constexpr (detail::is_host_space<Space>()) {  // a team is one thread: the slots in order
+      host_lookup(p, se, n, cnt, n_max, out, [&](const int k) { return static_cast<float>(k) * spacing; });
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_max), [&](const int k) {
+        out[k] = k < cnt ? geom::arc_point(p, se, n, static_cast<float>(k) * spacing) : nan2();
+      });
+    }
   }
 };
 
@@ -83,9 +109,14 @@ struct UniformKernel {
     team.team_barrier();
     const float total = se[cnt > 0 ? cnt : 0];
     Vec2f* out = dst.data() + base;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_max), [&](const int k) {
-      out[k] = k < cnt ? geom::arc_point(p, se, cnt, static_cast<float>(k) * total / static_cast<float>(cnt)) : nan2();
-    });
+    if constexpr (detail::is_host_space<Space>()) {  // a team is one thread: the slots in order
+      host_lookup(p, se, cnt, cnt, n_max, out,
+                  [&](const int k) { return static_cast<float>(k) * total / static_cast<float>(cnt); });
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_max), [&](const int k) {
+        out[k] = k < cnt ? geom::arc_point(p, se, cnt, static_cast<float>(k) * total / static_cast<float>(cnt)) : nan2();
+      });
+    }
   }
 };
 

@@ -294,16 +294,39 @@ KOKKOS_INLINE_FUNCTION int arc_segment(const float* s, int m, float target) {
   return lo;
 }
 
+/// Whether the table s[0..m] never falls (and holds no NaN): the tables for which
+/// arc_segment_from walks to arc_segment's answer.
+KOKKOS_INLINE_FUNCTION bool arc_table_rises(const float* s, int m) {
+  bool rises = true;
+  for (int j = 0; j < m; ++j) rises = rises && s[j + 1] >= s[j];
+  return rises;
+}
+
+/// arc_segment(s, m, target) given j = arc_segment(s, m, prev) for an earlier
+/// target `prev`, on a table for which arc_table_rises: when target >= prev the
+/// answer cannot be below j, so a walk up from j finds it (a few steps for the
+/// evenly spaced targets of a resample, without the search's unpredictable
+/// branches); otherwise (a falling or NaN target) it is searched afresh.
+KOKKOS_INLINE_FUNCTION int arc_segment_from(const float* s, int m, float target, float prev, int j) {
+  if (!(target >= prev)) return arc_segment(s, m, target);
+  while (j < m - 1 && !(s[j + 1] >= target)) ++j;
+  return j;
+}
+
+/// The point of arc_point on segment j (the one arc_segment gives for `target`).
+KOKKOS_INLINE_FUNCTION Vec2f arc_point_on(const Vec2f* p, const float* s, int m, float target, int j) {
+  const Vec2f a = p[j], b = p[(j + 1) % m];
+  const float seg = length(b - a);
+  const float frac = kmath::clamp((target - s[j]) / kmath::max(seg, 1e-12f), 0.0f, 1.0f);
+  return a + frac * (b - a);
+}
+
 /// Point at arc length `target` on the closed polyline p[0..m) with cumulative
 /// table s[0..m] (s[m] = perimeter): lerp on the segment from arc_segment with
 /// frac = clamp((target - s_j) / max(seg_j, 1e-12), 0, 1), seg_j = |p_{j+1} - p_j|
 /// (the float32 segment length the table was built from).
 KOKKOS_INLINE_FUNCTION Vec2f arc_point(const Vec2f* p, const float* s, int m, float target) {
-  const int j = arc_segment(s, m, target);
-  const Vec2f a = p[j], b = p[(j + 1) % m];
-  const float seg = length(b - a);
-  const float frac = kmath::clamp((target - s[j]) / kmath::max(seg, 1e-12f), 0.0f, 1.0f);
-  return a + frac * (b - a);
+  return arc_point_on(p, s, m, target, arc_segment(s, m, target));
 }
 
 }  // namespace trackgen::geom
