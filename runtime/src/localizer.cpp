@@ -54,8 +54,22 @@ struct Localize {
     detail::prefetch(track.arclen.data() + base + lo, sizeof(float) * (hi - lo));
   }
 
+  /// How many envs ahead a cold query prefetches the centerline it scans.
+  static constexpr int prefetch_ahead_cold = 2;
+
+  /// Prefetches the centerline of env f (a cold query a few envs ahead).
+  KOKKOS_FUNCTION void prefetch_centerline(const int f) const {
+    if (f >= static_cast<int>(last.extent(0))) return;
+    const int n_max = track.n_max(), m = kmath::clamp(track.count(f), 0, n_max);
+    detail::prefetch(track.center.data() + static_cast<std::size_t>(f) * n_max, sizeof(Vec3f) * m);
+  }
+
   KOKKOS_FUNCTION void operator()(const int e) const {
-    if (window > 0) prefetch_window(e + prefetch_ahead);
+    if (window > 0) {
+      prefetch_window(e + prefetch_ahead);
+    } else {
+      prefetch_centerline(e + prefetch_ahead_cold);
+    }
     const Vec3f p = position(e);
     const int n_max = track.n_max();
     const int m = kmath::clamp(track.count(e), 0, n_max);

@@ -1,5 +1,6 @@
 // The sdf backend of CollisionChecker: bake and query (see collision.hpp).
 #include <trackgen/runtime/detail/collision_kernels.hpp>
+#include <trackgen/runtime/detail/common.hpp>
 #include <trackgen/runtime/detail/grid_bounds.hpp>
 
 namespace trackgen::detail {
@@ -68,8 +69,34 @@ struct QuerySdf {
   DView<Vec2f, Space> half;
   BoxContact<Space> out;
   int boxes = 1;
+  /// How many boxes ahead a query prefetches the texels it will read.
+  static constexpr int prefetch_ahead = 8;
+
+  /// Prefetches the texels box b reads (its corners and their gradient
+  /// neighbours: the rows of its bounding square, widened by two texels, at
+  /// most 8 rows), so that the scattered grid reads of large batches overlap.
+  KOKKOS_FUNCTION void prefetch_texels(const int b) const {
+    if (b >= static_cast<int>(position.extent(0))) return;
+    const Vec3f pos = position(b);
+    if (!kmath::isfinite(pos.x) || !kmath::isfinite(pos.y)) return;
+    const int e = b / boxes, res = sdf.resolution;
+    const Vec2f lo = sdf.lo(e), hi = sdf.hi(e), h = half(b);
+    const Vec2f g = grid_coord(geom::xy(pos), lo, hi, res);
+    const float r = kmath::fabs(h.x) + kmath::fabs(h.y);
+    const float rg = kmath::min(r * static_cast<float>(res) / kmath::min(hi.x - lo.x, hi.y - lo.y), 2.0f) + 2.0f;
+    const float top = static_cast<float>(res - 1);
+    const auto texel = [&](float v) { return v >= 0.0f ? static_cast<int>(kmath::min(v, top)) : 0; };  // NaN: 0
+    const int x0 = texel(g.x - rg), x1 = texel(g.x + rg + 1.0f), y0 = texel(g.y - rg), y1 = texel(g.y + rg + 1.0f);
+    const std::size_t base = static_cast<std::size_t>(e) * res * res;
+    for (int y = y0; y <= y1; ++y) {
+      const std::size_t row = base + static_cast<std::size_t>(y) * res;
+      detail::prefetch(sdf.phi.data() + row + x0, sizeof(float) * (x1 - x0 + 1));
+      detail::prefetch(sdf.boundary.data() + row + x0, x1 - x0 + 1);
+    }
+  }
 
   KOKKOS_FUNCTION void operator()(const int b) const {
+    prefetch_texels(b + prefetch_ahead);
     const Vec3f pos = position(b);
     if (!kmath::isfinite(pos.x) || !kmath::isfinite(pos.y)) return no_geometry(out, b, 0);
     const int e = b / boxes, res = sdf.resolution;

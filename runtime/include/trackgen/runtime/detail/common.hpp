@@ -24,10 +24,16 @@ DView<T, Space> runtime_view(const Space& space, const char* name, std::size_t n
 /// Asks the host's caches for the `bytes` bytes at `p` (a prefetch per 64-byte
 /// line; nothing on a GPU). Kernels over envs call it for an env a few
 /// iterations ahead, so that the scattered reads of large batches overlap.
+/// The empty asm statement keeps GCC from deleting the loop: it treats a
+/// prefetch as free of side effects and otherwise drops a loop of prefetches
+/// whose bounds come from computed texel or index ranges.
 KOKKOS_INLINE_FUNCTION void prefetch(const void* p, std::size_t bytes) {
 #if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
   const char* const c = static_cast<const char*>(p);
-  for (std::size_t k = 0; k < bytes; k += 64) __builtin_prefetch(c + k);
+  for (std::size_t k = 0; k < bytes; k += 64) {
+    __builtin_prefetch(c + k);
+    __asm__ __volatile__("" : : "r"(c + k));
+  }
 #else
   (void)p;
   (void)bytes;
