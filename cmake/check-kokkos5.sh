@@ -3,7 +3,9 @@
 # the headers of Debian's libkokkos-dev binary package (unstable suite, an OpenMP
 # build of Kokkos 5), fetched through apt with private state and unpacked with
 # dpkg -x into the TrackGen cache. Its runtime needs a newer glibc, so nothing is
-# linked: `g++ -std=c++20 -fopenmp -fsyntax-only` only.
+# linked: `g++ -std=c++20 -fopenmp -fsyntax-only` only. The optional layers io/
+# (HDF5) and mpi/ are checked when BUILD_DIR builds them, with the include
+# directories of their libraries taken from its compile_commands.json.
 #
 #   cmake/check-kokkos5.sh BUILD_DIR    (BUILD_DIR: a configured build, for version.hpp)
 set -euo pipefail
@@ -17,9 +19,23 @@ fetch_libkokkos_dev "$hdrs"
 echo "[kokkos5] libkokkos-dev $(cat "$hdrs/VERSION")" >&2
 
 incs=(-isystem "$hdrs/usr/include/kokkos" -I"$build/generated" -I"$here/include")
-for layer in core exec generators pipeline metrics runtime; do incs+=(-I"$here/$layer/include"); done
+layers=(core exec generators pipeline metrics runtime)
+for layer in "${layers[@]}"; do incs+=(-I"$here/$layer/include"); done
+# The optional layers the build compiles (a compile command writes into
+# LAYER/CMakeFiles/), and the system include directories of their commands but
+# Kokkos's (the one that holds Kokkos_Core.hpp).
+commands="$build/compile_commands.json"
+for layer in io mpi; do
+  [ -f "$commands" ] && grep -qF -- " -o $layer/CMakeFiles/" "$commands" || continue
+  layers+=("$layer")
+  incs+=(-I"$here/$layer/include")
+  while read -r dir; do
+    [ -e "$dir/Kokkos_Core.hpp" ] || incs+=(-isystem "$dir")
+  done < <(grep -F -- " -o $layer/CMakeFiles/" "$commands" | grep -oE -- '-isystem [^ "]+' | cut -d' ' -f2 | sort -u)
+done
+echo "[kokkos5] layers: ${layers[*]}" >&2
 fail=0 n=0
-for f in "$here"/{core,exec,generators,pipeline,metrics,runtime}/src/*.cpp; do
+for f in $(for layer in "${layers[@]}"; do echo "$here/$layer"/src/*.cpp; done); do
   [ -e "$f" ] || continue
   n=$((n + 1))
   if ! g++ -std=c++20 -fopenmp -fsyntax-only -Wall -Wextra "${incs[@]}" "$f"; then
