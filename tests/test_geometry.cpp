@@ -227,13 +227,13 @@ struct ArcProbe {
   }
 };
 
-/// arc_segment_from over a walk of targets (ascending with ties, past the end,
+/// ArcWalk (arc_segment_from) over a run of targets (ascending with ties, past the end,
 /// then a falling one, a NaN and ascending again) on a table with flat runs,
 /// beside arc_segment's answers; and arc_table_rises on rising and broken tables.
 constexpr int n_walk = 14;
 struct WalkResults {
   int walked[n_walk], searched[n_walk];
-  bool rises, dips, has_nan;
+  bool walks, rises, dips, has_nan;
 };
 
 struct WalkProbe {
@@ -241,14 +241,12 @@ struct WalkProbe {
     const float s[8] = {0, 0, 1, 1, 1, 2.5f, 4, 4};
     const float targets[n_walk] = {0, 0, 0.5f, 1, 1, 1.2f, 2.5f, 3, 4, 9, 2, nan_f, 0.25f, 4};
     WalkResults r{};
-    int j = 0;
-    float prev = -1e30f;
+    geom::ArcWalk walk(s, 7);
     for (int k = 0; k < n_walk; ++k) {
-      j = geom::arc_segment_from(s, 7, targets[k], prev, j);
-      prev = targets[k];
-      r.walked[k] = j;
+      r.walked[k] = walk.segment(targets[k]);
       r.searched[k] = geom::arc_segment(s, 7, targets[k]);
     }
+    r.walks = walk.rises;
     const float dip[4] = {0, 2, 1, 3}, with_nan[4] = {0, 1, nan_f, 3};
     r.rises = geom::arc_table_rises(s, 7);
     r.dips = geom::arc_table_rises(dip, 3);
@@ -394,7 +392,7 @@ TEMPLATE_TEST_CASE("Arc-length lookup on a square, with the segment floor", "[ge
   CHECK(near(r.dup_half, {0.5f, 0}));
 }
 
-TEMPLATE_TEST_CASE("Arc-length walk: arc_segment_from gives arc_segment's segments", "[geometry]",
+TEMPLATE_TEST_CASE("Arc-length walk: ArcWalk gives arc_segment's segments", "[geometry]",
                    TRACKGEN_TEST_SPACES) {
   const WalkResults r = on_device<TestType>(WalkProbe{});
   const int expected[n_walk] = {0, 0, 1, 1, 1, 4, 4, 5, 5, 6, 4, 6, 1, 5};
@@ -403,6 +401,7 @@ TEMPLATE_TEST_CASE("Arc-length walk: arc_segment_from gives arc_segment's segmen
     CHECK(r.searched[k] == expected[k]);
     CHECK(r.walked[k] == r.searched[k]);
   }
+  CHECK(r.walks);  // the table rises, so the answers above came from the walk
   CHECK(r.rises);
   CHECK_FALSE(r.dips);
   CHECK_FALSE(r.has_nan);

@@ -1,7 +1,5 @@
 #include <trackgen/generators/detail/common.hpp>
 
-#include <cfloat>
-
 namespace trackgen::detail {
 
 void param_error(const std::string& generator, const std::string& field, const std::string& value,
@@ -122,14 +120,10 @@ void arc_impl(const LaunchContext<Space>& ctx, const std::string& scan_label, co
             return;
           }
           const float* s = cum.data() + e * (M + 1);
-          const bool rises = geom::arc_table_rises(s, R);
-          int j = 0;  // at or below every answer, so the first target walks from it
-          float prev = -FLT_MAX;
+          geom::ArcWalk walk(s, R);
           for (std::size_t k = 0; k < n; ++k) {
             const float target = static_cast<float>(k) * s[R] / static_cast<float>(n);
-            j = rises ? geom::arc_segment_from(s, R, target, prev, j) : geom::arc_segment(s, R, target);
-            prev = target;
-            o[k] = point_on(e, R, target, j);
+            o[k] = point_on(e, R, target, walk.segment(target));
           }
         });
   } else {

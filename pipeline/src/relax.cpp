@@ -63,7 +63,7 @@ struct RelaxSolveKernel {
   CacheView cache_idx;
   DView<int, Space> cache_count;
   DView<int, Space> overflow_flag;
-  DView<int, Space> cache_split;   // host spaces: [E][6][N_max] list splits
+  DView<int, Space> cache_split;   // host spaces: [E][NearSplit::arrays][N_max] list splits
   DView<int, Space> sep_overflow;  // Track [E]
 
   int n_max = 0;

@@ -10,27 +10,21 @@
 
 #include <trackgen/core/errors.hpp>
 
-#include <cfloat>
 #include <string>
 
 namespace trackgen {
 namespace {
 
 /// The host lookups of a resample: out[k] = arc_point(p, s, m, target(k)) for
-/// k < cnt and NaN for the other slots up to `slots`, each segment walked to
-/// from the previous one when the table rises (the same segments as the search,
-/// geom::arc_segment_from).
+/// k < cnt and NaN for the other slots up to `slots`, the segments walked
+/// (geom::ArcWalk: the same segments as the search).
 template <class Target>
 KOKKOS_INLINE_FUNCTION void host_lookup(const Vec2f* p, const float* s, int m, int cnt, int slots, Vec2f* out,
                                         const Target& target) {
-  const bool rises = geom::arc_table_rises(s, m);
-  int j = 0;  // at or below every answer, so the first target walks from it
-  float prev = -FLT_MAX;
+  geom::ArcWalk walk(s, m);
   for (int k = 0; k < cnt; ++k) {
     const float t = target(k);
-    j = rises ? geom::arc_segment_from(s, m, t, prev, j) : geom::arc_segment(s, m, t);
-    prev = t;
-    out[k] = geom::arc_point_on(p, s, m, t, j);
+    out[k] = geom::arc_point_on(p, s, m, t, walk.segment(t));
   }
   for (int k = cnt; k < slots; ++k) out[k] = nan2();
 }

@@ -8,6 +8,8 @@
 
 #include <trackgen/core/vec.hpp>
 
+#include <cfloat>
+
 namespace trackgen::geom {
 
 /// pi and 2 pi in float and double: the one definition every part uses.
@@ -312,6 +314,26 @@ KOKKOS_INLINE_FUNCTION int arc_segment_from(const float* s, int m, float target,
   while (j < m - 1 && !(s[j + 1] >= target)) ++j;
   return j;
 }
+
+/// arc_segment's answers for a run of targets on one table s[0..m], each walked
+/// up from the previous one (arc_segment_from) when arc_table_rises: the
+/// resamplers' lookups on a host space, where one thread places an env's points
+/// in order.
+struct ArcWalk {
+  const float* s;
+  int m;
+  bool rises;
+  int j = 0;             // at or below every answer, so the first target walks from it
+  float prev = -FLT_MAX;
+  KOKKOS_INLINE_FUNCTION ArcWalk(const float* table, int segments)
+      : s(table), m(segments), rises(arc_table_rises(table, segments)) {}
+  /// arc_segment(s, m, target).
+  KOKKOS_INLINE_FUNCTION int segment(float target) {
+    j = rises ? arc_segment_from(s, m, target, prev, j) : arc_segment(s, m, target);
+    prev = target;
+    return j;
+  }
+};
 
 /// The point of arc_point on segment j (the one arc_segment gives for `target`).
 KOKKOS_INLINE_FUNCTION Vec2f arc_point_on(const Vec2f* p, const float* s, int m, float target, int j) {
