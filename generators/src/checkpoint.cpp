@@ -59,21 +59,35 @@ void checkpoint_rings(const LaunchContext<Space>& ctx, const std::string& label,
       });
 }
 
-/// Step 2, thread per slot: the steering walk of N steps of length
+/// True when one of candidates 0..k-1 of the env whose candidate 0 is at slot
+/// `first` is crossing-free: it wins every tie, so candidate k is never selected
+/// and need not be built or counted.
+template <class IntView>
+KOKKOS_INLINE_FUNCTION bool earlier_crossing_free(const IntView& crossings, std::size_t first, int k) {
+  for (int j = 0; j < k; ++j) {
+    if (crossings(first + j) == 0) return true;
+  }
+  return false;
+}
+
+/// Step 2, thread per env for candidate k (slot e*K + k; skipped when an
+/// earlier candidate is crossing-free): the steering walk of N steps of length
 /// dl = perimeter(ring) / N from checkpoint 0, heading first towards
 /// checkpoint 1; the target advances (at most once per step) when closer than
 /// lookahead_frac * R; the heading turns by clamp(gain * wrap(bearing - theta),
 /// -turn_rate, turn_rate). rows[slot*N + i] = the position before step i.
 template <class Space>
-void checkpoint_walk(const LaunchContext<Space>& ctx, const std::string& label, const CheckpointParams& p,
-                     const DView<Vec2f, Space>& checkpoints, const DView<Vec2f, Space>& rows) {
-  const int C = p.num_checkpoints, N = p.num_points;
+void checkpoint_walk(const LaunchContext<Space>& ctx, const std::string& label, const CheckpointParams& p, int k,
+                     const DView<Vec2f, Space>& checkpoints, const DView<std::int32_t, Space>& crossings,
+                     const DView<Vec2f, Space>& rows) {
+  const int C = p.num_checkpoints, N = p.num_points, K = p.num_candidates;
   const float lookahead = p.lookahead_frac * 1.0f, gain = p.steer_gain, turn = p.turn_rate;
-  const std::size_t num_rows = rows.extent(0) / static_cast<std::size_t>(N);
   ctx.for_each(
-      label, num_rows, KOKKOS_LAMBDA(const std::size_t slot) {
+      label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+        if (earlier_crossing_free(crossings, e * K, k)) return;
+        const std::size_t slot = e * K + k, row = K > 1 ? slot : e;
         const Vec2f* cp = checkpoints.data() + slot * C;
-        Vec2f* path = rows.data() + slot * N;
+        Vec2f* path = rows.data() + row * N;
         double ring = 0.0;
         for (int c = 0; c < C; ++c) ring += static_cast<double>(length(cp[c + 1 < C ? c + 1 : 0] - cp[c]));
         const float dl = static_cast<float>(ring) / static_cast<float>(N);
@@ -97,15 +111,16 @@ void checkpoint_walk(const LaunchContext<Space>& ctx, const std::string& label, 
 /// phi_i = sum_{k<=i} (Delta_k + delta) - delta; w_i = (cos phi_i, sin phi_i) / N;
 /// q_i = sum_{k<=i} (w_k - mean w), minus the centroid of the q. Four passes over
 /// the row, each overwriting entry i only once it is no longer read: Delta_i,
-/// then w_i, then q_i, then q_i - centroid.
+/// then w_i, then q_i, then q_i - centroid. Thread per env for candidate k,
+/// skipped as the walk.
 template <class Space>
-void checkpoint_closure(const LaunchContext<Space>& ctx, const std::string& label, const CheckpointParams& p,
-                        const DView<Vec2f, Space>& rows) {
-  const int N = p.num_points;
-  const std::size_t num_rows = rows.extent(0) / static_cast<std::size_t>(N);
+void checkpoint_closure(const LaunchContext<Space>& ctx, const std::string& label, const CheckpointParams& p, int k,
+                        const DView<std::int32_t, Space>& crossings, const DView<Vec2f, Space>& rows) {
+  const int N = p.num_points, K = p.num_candidates;
   ctx.for_each(
-      label, num_rows, KOKKOS_LAMBDA(const std::size_t slot) {
-        Vec2f* q = rows.data() + slot * N;
+      label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+        if (earlier_crossing_free(crossings, e * K, k)) return;
+        Vec2f* q = rows.data() + (K > 1 ? e * K + k : e) * N;
         const Vec2f first = q[0];
         // Pass 1: Delta_i into q[i].x (edge i reads q[i], q[i+1]; the last edge
         // reads the saved first point).
@@ -162,8 +177,7 @@ void checkpoint_score(const LaunchContext<Space>& ctx, const std::string& label,
   ctx.for_each_team(
       label, p.num_envs, xcount_team_size<Space>(), KOKKOS_LAMBDA(const member_type& team) {
         const std::size_t slot = static_cast<std::size_t>(team.league_rank()) * K + k;
-        bool decided = false;
-        for (int j = 0; j < k; ++j) decided = decided || crossings(slot - k + j) == 0;
+        const bool decided = earlier_crossing_free(crossings, slot - k, k);
         const int total = xcount_in_team<Space>(team, cand.data() + slot * N, decided ? 0 : N);
         Kokkos::single(Kokkos::PerTeam(team), [&]() { crossings(slot) = decided ? -1 : total; });
       });
@@ -285,12 +299,12 @@ void CheckpointGenerator<Space>::generate(const LaunchContext<Space>& ctx, const
   const bool multi = p_.num_candidates > 1;  // construction-time branch
   const Vec2View rows = multi ? candidates_ : out_centerline;
   checkpoint_rings(ctx, x + "checkpoints", p_, seeds, checkpoints_);
-  checkpoint_walk(ctx, x + "walk", p_, checkpoints_, rows);
-  checkpoint_closure(ctx, x + "closure", p_, rows);
-  if (multi) {
-    for (int k = 0; k < p_.num_candidates; ++k) checkpoint_score(ctx, x + "score", p_, k, candidates_, crossings_);
-    checkpoint_select(ctx, x + "select", p_, crossings_, candidates_, out_centerline);
+  for (int k = 0; k < p_.num_candidates; ++k) {
+    checkpoint_walk(ctx, x + "walk", p_, k, checkpoints_, crossings_, rows);
+    checkpoint_closure(ctx, x + "closure", p_, k, crossings_, rows);
+    if (multi) checkpoint_score(ctx, x + "score", p_, k, candidates_, crossings_);
   }
+  if (multi) checkpoint_select(ctx, x + "select", p_, crossings_, candidates_, out_centerline);
   if (p_.clip) {  // construction-time branch
     checkpoint_clip(ctx, x + "clip", p_, out_centerline, clip_loops_, clipped_);
     arc_resample_selected(ctx, x, clip_loops_, out_centerline, N, clipped_, arc_);

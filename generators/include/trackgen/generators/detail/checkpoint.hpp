@@ -41,17 +41,19 @@ void checkpoint_rings(const LaunchContext<Space>& ctx, const std::string& label,
 /// Launch sequence of generate() (sizes for E envs, K candidates;
 /// K == 1 and the clip are construction-time branches, nothing else depends on
 /// data):
-///   checkpoints (E*K) . walk (E*K) . closure (E*K) .
-///   [K > 1: score (E teams) x K . select (E*N)] .
+///   checkpoints (E*K) . [walk (E) . closure (E) . [K > 1: score (E teams)]] x K .
+///   [K > 1: select (E*N)] .
 ///   [clip: clip (E teams) . arc_scan_selected (E) . arc_lookup_selected (E*N)] .
 ///   normalize (E teams) . valid (E).
 /// With K == 1 the walk and the closure write straight into the output (the
 /// original system's copy of the single candidate). The clip writes the kept sub-loop
 /// of the envs with a crossing into an [E*(N+2)] NaN-padded buffer and the
 /// selected ARC resamples only those envs back to N, so the others pass through
-/// untouched. Scoring counts the crossings of candidate k only while no
-/// earlier candidate of the env is crossing-free (the selection is unchanged:
-/// ties go to the lowest k), which skips most of the O(K N^2) XCOUNT work.
+/// untouched. Candidate k is walked, closed and counted only while no earlier
+/// candidate of the env is crossing-free (the selection is unchanged: ties go
+/// to the lowest k), which skips most of the O(K N^2) XCOUNT work and most
+/// walks and closures (their N atan2, cos and sin each); the rows of skipped
+/// candidates keep whatever they held.
 template <class Space>
 class CheckpointGenerator final : public BuiltinGenerator<Space, CheckpointParams> {
   using Base = BuiltinGenerator<Space, CheckpointParams>;
@@ -72,7 +74,8 @@ class CheckpointGenerator final : public BuiltinGenerator<Space, CheckpointParam
 
   /// Checkpoints [E*K*C] (candidate k of env e at slot e*K + k).
   const Vec2View& checkpoints() const { return checkpoints_; }
-  /// Closed candidate loops [E*K*N] before the selection (K > 1; empty for K == 1).
+  /// Closed candidate loops [E*K*N] before the selection (K > 1; empty for
+  /// K == 1); only the candidates counted (candidate_crossings() >= 0) are current.
   const Vec2View& candidates() const { return candidates_; }
   /// XCOUNT of every candidate [E*K], -1 for candidates not counted because an
   /// earlier candidate of the env has no crossing (K > 1; empty for K == 1).
