@@ -99,6 +99,112 @@ TEMPLATE_TEST_CASE("ProgressTracker: passes, wrong way, wrong checkpoint, laps, 
                {{0, -1, 0, 1, 4, 0, -1}, {1, 0, 1, 0, 1, 0, -1}, {0, -1, 1, 0, 1, 0, -1}});
 }
 
+TEMPLATE_TEST_CASE("ProgressTracker: the near index gives the events of testing every checkpoint",
+                   "[runtime][progress]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  // Per env a ring of count[e] gates (radius 5, stride 40): tilted (the normal
+  // off the ring's tangent) on odd envs, a finite vertical opening on every
+  // third, the unbounded one otherwise; fewer gates than the index holds on env 0.
+  constexpr int E = 24, M = 40, T = 800;
+  std::vector<Vec3f> pos, left, right, tan;
+  std::vector<float> up;
+  std::vector<std::int32_t> count;
+  for (int e = 0; e < E; ++e) {
+    const int n = e == 0 ? 5 : M - (e % 7);
+    count.push_back(n);
+    for (int k = 0; k < M; ++k) {
+      const double a = 2.0 * 3.14159265358979323846 * k / n, tilt = e % 2 ? 0.4 : 0.0;
+      const Vec3f c{static_cast<float>(5 * std::cos(a)), static_cast<float>(5 * std::sin(a)), 0.0f};
+      const Vec3f radial{static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a)), 0.0f};
+      const Vec3f t{static_cast<float>(-std::sin(a + tilt)), static_cast<float>(std::cos(a + tilt)), 0.0f};
+      const bool real = k < n;
+      pos.push_back(real ? c : nan3());
+      left.push_back(real ? c - 0.6f * radial : nan3());
+      right.push_back(real ? c + 0.6f * radial : nan3());
+      tan.push_back(real ? t : nan3());
+      up.push_back(e % 3 == 0 ? 0.5f : 1e30f);
+    }
+  }
+  const auto set = CheckpointSet<Space>::wrap(
+      tt::to_device<Space>(pos, "pos"), tt::to_device<Space>(left, "left"), tt::to_device<Space>(right, "right"),
+      tt::to_device<Space>(tan, "tan"), tt::to_device<Space>(up, "up"), tt::to_device<Space>(count, "count"));
+  ProgressTracker<Space> tracker(Space(), set);
+  // Agents wander along the ring both ways (small steps, some large jumps
+  // across several gates, vertical drift through the finite openings, now and
+  // then a NaN); the reference tests every checkpoint of every env.
+  std::vector<double> angle(E), height(E, 0.0);
+  std::vector<Vec3f> prev(E, nan3());
+  std::vector<int> next(E, 0);
+  std::uint32_t state = 12345u;
+  const auto uniform = [&]() {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<double>(state >> 8) / 16777216.0;
+  };
+  int wrong = 0, passes = 0, backwards = 0;
+  for (int t = 0; t < T; ++t) {
+    std::vector<Vec3f> p(E);
+    for (int e = 0; e < E; ++e) {
+      const double u = uniform();
+      angle[e] += u < 0.01 ? 2.5 * (uniform() - 0.3) : 0.12 * (uniform() - 0.3);
+      height[e] = std::clamp(height[e] + 0.2 * (uniform() - 0.5), -1.0, 1.0);
+      const double r = 5.0 + 0.8 * (uniform() - 0.5);
+      p[e] = uniform() < 0.01 ? nan3()
+                              : Vec3f{static_cast<float>(r * std::cos(angle[e])),
+                                      static_cast<float>(r * std::sin(angle[e])), static_cast<float>(height[e])};
+    }
+    const auto& ev = tracker.update(tt::to_device<Space>(p, "position"));
+    const auto passed = tt::to_vector(ev.passed), nx = tt::to_vector(ev.next_checkpoint);
+    const auto ww = tt::to_vector(ev.wrong_way), wcp = tt::to_vector(ev.wrong_checkpoint);
+    for (int e = 0; e < E; ++e) {
+      INFO("step " << t << " env " << e);
+      const std::size_t base = static_cast<std::size_t>(e) * M;
+      const auto pass = [&](int i) {
+        return geom::plane_pass(prev[e], p[e], tan[base + i], left[base + i], right[base + i], up[base + i]);
+      };
+      int want_passed = 0, want_ww = 0, want_wcp = -1;
+      if (is_finite(prev[e])) {
+        const int c = pass(next[e]);
+        want_passed = c > 0, want_ww = c < 0;
+        for (int i = 0; i < count[e] && want_wcp < 0; ++i) {
+          if (i != next[e] && pass(i) != 0) want_wcp = i;
+        }
+      }
+      if (want_passed) next[e] = (next[e] + 1) % count[e];
+      prev[e] = p[e];
+      REQUIRE(passed[e] == want_passed);
+      REQUIRE(ww[e] == want_ww);
+      REQUIRE(wcp[e] == want_wcp);
+      REQUIRE(nx[e] == next[e]);
+      passes += want_passed, backwards += want_ww, wrong += want_wcp >= 0;
+    }
+  }
+  // The motions exercise every event.
+  CHECK(passes > 300);
+  CHECK(backwards > 0);
+  CHECK(wrong > 1000);
+
+  // Checkpoints moved in place are seen after a reset of their env.
+  for (int k = 0; k < M; ++k) {
+    const std::size_t s = 5 * std::size_t(M) + k;
+    pos[s].z += 10.0f, left[s].z += 10.0f, right[s].z += 10.0f;
+  }
+  Kokkos::deep_copy(set.position, tt::to_device<Space>(pos, "pos"));
+  Kokkos::deep_copy(set.left, tt::to_device<Space>(left, "left"));
+  Kokkos::deep_copy(set.right, tt::to_device<Space>(right, "right"));
+  std::vector<std::int32_t> mask(E, 0);
+  mask[5] = 1;
+  tracker.reset(LaunchContext<Space>(), tt::to_device<Space>(mask, "mask"));
+  const double a1 = 2.0 * 3.14159265358979323846 * 1 / count[5];
+  const auto at = [&](double a, float z) {
+    return Vec3f{static_cast<float>(5 * std::cos(a)), static_cast<float>(5 * std::sin(a)), z};
+  };
+  std::vector<Vec3f> p(E, nan3());
+  p[5] = at(a1 - 0.05, 10.0f);
+  tracker.update(tt::to_device<Space>(p, "position"));
+  p[5] = at(a1 + 0.05, 10.0f);  // through checkpoint 1, not the next one (0)
+  CHECK(tt::to_vector(tracker.update(tt::to_device<Space>(p, "position")).wrong_checkpoint)[5] == 1);
+}
+
 TEMPLATE_TEST_CASE("CheckpointSampler: evenly spaced checkpoints on square tracks, capacity and truncation",
                    "[runtime][progress]", TRACKGEN_TEST_SPACES) {
   using Space = TestType;

@@ -8,13 +8,109 @@ namespace {
 
 template <class Space>
 struct UpdateProgress {
+  static constexpr int near_slots = ProgressTracker<Space>::near_slots;
   CheckpointSet<Space> set;
   DView<Vec3f, Space> position, prev;
   DView<std::int32_t, Space> next, laps, progress;
   ProgressEvents<Space> ev;
+  typename ProgressTracker<Space>::NearIndex near;
   int stride = 0;
 
+  KOKKOS_FUNCTION int pass(std::size_t s, Vec3f p0, Vec3f pos) const {
+    return geom::plane_pass(p0, pos, set.tangent(s), set.left(s), set.right(s), set.up_half(s));
+  }
+
+  /// The first checkpoint i != g (ascending) the motion p0 -> pos passes
+  /// either way, -1 if none: over the env's near index while both ends lie
+  /// within its radius, else over all n checkpoints (and the index is rebuilt
+  /// around pos).
+  KOKKOS_FUNCTION int wrong_checkpoint(int e, std::size_t base, int n, int g, Vec3f p0, Vec3f pos) const {
+    const std::size_t slots = static_cast<std::size_t>(e) * near_slots;
+    const Vec3f c = near.center(e);
+    const float r2 = near.radius(e) * near.radius(e);
+    const Vec3f a = p0 - c, b = pos - c;
+    if (near.count(e) == n && dot(a, a) < r2 && dot(b, b) < r2) {
+      const int m = kmath::min(n, near_slots);
+      for (int k = 0; k < m; ++k) {
+        const int i = near.index(slots + k);
+        if (i != g && pass(base + i, p0, pos) != 0) return i;
+      }
+      return -1;
+    }
+    int found = -1;
+    for (int i = 0; i < n && found < 0; ++i) {
+      if (i != g && pass(base + i, p0, pos) != 0) found = i;
+    }
+    rebuild(e, base, n, pos);
+    return found;
+  }
+
+  /// The near index of env e around `c` (finite): the near_slots checkpoints
+  /// of least gate_reach from c, in ascending order, and as radius the least
+  /// reach of the others (unbounded when n <= near_slots). Every checkpoint
+  /// left out has a reach >= the radius, so no motion within it passes one.
+  KOKKOS_FUNCTION void rebuild(int e, std::size_t base, int n, Vec3f c) const {
+    if (!is_finite(c)) {
+      near.count(e) = -1;
+      return;
+    }
+    int idx[near_slots];
+    float reach[near_slots];
+    int m = 0;
+    float radius = 3.0e38f;  // unbounded: its square is +inf, above every finite distance
+    for (int i = 0; i < n; ++i) {
+      const std::size_t s = base + i;
+      const float d = geom::gate_reach(c, set.tangent(s), set.left(s), set.right(s), set.up_half(s));
+      if (m == near_slots) {  // full: the largest kept one leaves unless i is farther
+        if (!(d < reach[m - 1])) {
+          radius = kmath::min(radius, d);
+          continue;
+        }
+        radius = kmath::min(radius, reach[m - 1]);
+        --m;
+      }
+      int k = m++;  // insertion by reach (ties: the earlier index first)
+      for (; k > 0 && reach[k - 1] > d; --k) {
+        reach[k] = reach[k - 1];
+        idx[k] = idx[k - 1];
+      }
+      reach[k] = d;
+      idx[k] = i;
+    }
+    for (int k = 1; k < m; ++k) {  // ascending indices: the first pass found is the scan's
+      const int v = idx[k];
+      int q = k;
+      for (; q > 0 && idx[q - 1] > v; --q) idx[q] = idx[q - 1];
+      idx[q] = v;
+    }
+    const std::size_t slots = static_cast<std::size_t>(e) * near_slots;
+    for (int k = 0; k < m; ++k) near.index(slots + k) = idx[k];
+    near.center(e) = c;
+    near.radius(e) = radius;
+    near.count(e) = n;
+  }
+
+  /// How many envs ahead an update prefetches the indexed planes.
+  static constexpr int prefetch_ahead = 8;
+
+  /// Prefetches the planes of env f's near index (first, middle and last
+  /// indexed slot of each plane array) and its next checkpoint's middle.
+  KOKKOS_FUNCTION void prefetch_planes(const int f) const {
+    if (f >= static_cast<int>(near.count.extent(0))) return;
+    const int m = kmath::min(near.count(f), near_slots);
+    const std::size_t base = static_cast<std::size_t>(f) * stride, slots = static_cast<std::size_t>(f) * near_slots;
+    for (int k = 0; k < 3 && m > 0; ++k) {
+      const std::size_t s = base + near.index(slots + (k * (m - 1)) / 2);
+      detail::prefetch(&set.tangent(s), sizeof(Vec3f));
+      detail::prefetch(&set.left(s), sizeof(Vec3f));
+      detail::prefetch(&set.right(s), sizeof(Vec3f));
+    }
+    const int g = next(f);
+    if (g >= 0 && g < stride) detail::prefetch(&set.position(base + g), sizeof(Vec3f));
+  }
+
   KOKKOS_FUNCTION void operator()(const int e) const {
+    prefetch_planes(e + prefetch_ahead);
     const Vec3f pos = position(e);
     const int n = kmath::clamp(set.count(e), 0, stride);
     int g = next(e);
@@ -23,16 +119,10 @@ struct UpdateProgress {
     const Vec3f p0 = prev(e);
     if (n >= 1 && is_finite(p0)) {
       const std::size_t base = static_cast<std::size_t>(e) * stride;
-      const auto pass = [&](int i) {
-        const std::size_t s = base + i;
-        return geom::plane_pass(p0, pos, set.tangent(s), set.left(s), set.right(s), set.up_half(s));
-      };
-      const int c = pass(g);
+      const int c = pass(base + g, p0, pos);
       passed = c > 0 ? 1 : 0;
       wrong_way = c < 0 ? 1 : 0;
-      for (int i = 0; i < n && wrong_cp < 0; ++i) {
-        if (i != g && pass(i) != 0) wrong_cp = i;
-      }
+      wrong_cp = wrong_checkpoint(e, base, n, g, p0, pos);
     }
     ev.checkpoint_passed(e) = passed ? g : -1;
     if (passed) {
@@ -58,11 +148,12 @@ struct UpdateProgress {
 
 template <class Space>
 struct ResetProgress {
-  DView<std::int32_t, Space> mask, next, laps, progress;
+  DView<std::int32_t, Space> mask, next, laps, progress, near_count;
   DView<Vec3f, Space> prev;
 
   KOKKOS_FUNCTION void operator()(const int e) const {
     if (mask.data() != nullptr && mask(e) == 0) return;
+    near_count(e) = -1;
     prev(e) = nan3();
     next(e) = 0;
     laps(e) = 0;
@@ -104,6 +195,11 @@ ProgressTracker<Space>::ProgressTracker(Space space, const CheckpointSet<Space>&
   events_.wrong_way = detail::runtime_view<std::int32_t>(s, "progress_wrong_way", E);
   events_.wrong_checkpoint = detail::runtime_view<std::int32_t>(s, "progress_wrong_checkpoint", E);
   events_.dist_to_next = detail::runtime_view<float>(s, "progress_dist_to_next", E);
+  near_.index = detail::runtime_view<std::int32_t>(s, "progress_near_index", E * near_slots);
+  near_.center = detail::runtime_view<Vec3f>(s, "progress_near_center", E);
+  near_.radius = detail::runtime_view<float>(s, "progress_near_radius", E);
+  near_.count = detail::runtime_view<std::int32_t>(s, "progress_near_count", E);
+  Kokkos::deep_copy(s, near_.count, -1);
   Kokkos::deep_copy(s, prev_, nan3());
   Kokkos::deep_copy(s, events_.checkpoint_passed, -1);
   Kokkos::deep_copy(s, events_.wrong_checkpoint, -1);
@@ -141,7 +237,7 @@ const ProgressEvents<Space>& ProgressTracker<Space>::update(const LaunchContext<
 
 template <class Space>
 void ProgressTracker<Space>::launch_update(const LaunchContext<Space>& ctx, const Vec3View& position) {
-  UpdateProgress<Space> k{set_, position, prev_, next_, laps_, progress_, events_, set_.stride()};
+  UpdateProgress<Space> k{set_, position, prev_, next_, laps_, progress_, events_, near_, set_.stride()};
   ctx.for_each("TrackGen::runtime::progress::update", set_.count.extent(0), k);
 }
 
@@ -154,7 +250,7 @@ template <class Space>
 void ProgressTracker<Space>::reset(const LaunchContext<Space>& ctx, const IntView& mask) {
   detail::check_mask("trackgen::ProgressTracker::reset", mask, set_.count.extent(0));
   ctx.for_each("TrackGen::runtime::progress::reset", set_.count.extent(0),
-               ResetProgress<Space>{mask, next_, laps_, progress_, prev_});
+               ResetProgress<Space>{mask, next_, laps_, progress_, near_.count, prev_});
 }
 
 #define TRACKGEN_INSTANTIATE_PROGRESS(S) \

@@ -111,14 +111,29 @@ KOKKOS_INLINE_FUNCTION Vec3f lerp(Vec3f a, Vec3f b, float t) { return a + t * (b
 /// Plan-view part (x, y) of a 3D point.
 KOKKOS_INLINE_FUNCTION Vec2f xy(Vec3f p) { return {p.x, p.y}; }
 
+/// The axes plane_pass measures a crossing point along: u_axis = (r - l) /
+/// |r - l| (0 if |r - l| < 1e-12), v_axis = safe_norm3(u_axis x fwd), and the
+/// width w = |r - l|.
+struct GateAxes {
+  Vec3f u_axis, v_axis;
+  float w = 0.0f;
+};
+
+KOKKOS_INLINE_FUNCTION GateAxes gate_axes(Vec3f fwd, Vec3f l, Vec3f r) {
+  const Vec3f rl = r - l;
+  const float w = length(rl);
+  const Vec3f u_axis = w < 1e-12f ? Vec3f{0.0f, 0.0f, 0.0f} : rl * (1.0f / w);
+  return {u_axis, safe_norm3(cross(u_axis, fwd)), w};
+}
+
 /// Pass test of the motion prev -> pos through a gate: the plane through the
 /// gate's middle mid = (l + r) / 2 with normal `fwd`, bounded by the posts `l`
 /// and `r` and a vertical half opening `v_half`.
 /// d0 = (prev - mid) . fwd, d1 = (pos - mid) . fwd: a forward pass when
 /// d0 < 0 <= d1 (returns +1), a backward one when d0 > 0 >= d1 (-1), else 0;
 /// it counts only if the crossing point pi (at t = d0 / (d0 - d1)) lies within
-/// the gate: |u| <= |r - l| / 2 along u_axis = (r - l) / |r - l| (0 if
-/// |r - l| < 1e-12) and |v| <= v_half along safe_norm3(u_axis x fwd).
+/// the gate: |u| <= w / 2 along u_axis and |v| <= v_half along v_axis
+/// (gate_axes).
 KOKKOS_INLINE_FUNCTION int plane_pass(Vec3f prev, Vec3f pos, Vec3f fwd, Vec3f l, Vec3f r, float v_half) {
   const Vec3f mid = 0.5f * (l + r);
   const float d0 = dot(prev - mid, fwd), d1 = dot(pos - mid, fwd);
@@ -127,12 +142,31 @@ KOKKOS_INLINE_FUNCTION int plane_pass(Vec3f prev, Vec3f pos, Vec3f fwd, Vec3f l,
   if (d0 > 0.0f && d1 <= 0.0f) dir = -1;
   if (dir == 0) return 0;
   const Vec3f pi = lerp(prev, pos, d0 / (d0 - d1));
-  const Vec3f rl = r - l;
-  const float w = length(rl);
-  const Vec3f u_axis = w < 1e-12f ? Vec3f{0.0f, 0.0f, 0.0f} : rl * (1.0f / w);
-  const float u = dot(pi - mid, u_axis);
-  const float v = dot(pi - mid, safe_norm3(cross(u_axis, fwd)));
-  return (kmath::fabs(u) <= 0.5f * w && kmath::fabs(v) <= v_half) ? dir : 0;
+  const GateAxes a = gate_axes(fwd, l, r);
+  const float u = dot(pi - mid, a.u_axis);
+  const float v = dot(pi - mid, a.v_axis);
+  return (kmath::fabs(u) <= 0.5f * a.w && kmath::fabs(v) <= v_half) ? dir : 0;
+}
+
+/// A lower bound on the distance from `c` to every crossing point plane_pass
+/// accepts for the gate (fwd, l, r, v_half): a pass needs a point of the
+/// motion on the plane (at least |(c - mid) . fwd| / |fwd| from c) within both
+/// slabs (at least |(c - mid) . u_axis| - w / 2 and |(c - mid) . v_axis| -
+/// v_half from c), so a motion whose ends both lie strictly within this
+/// distance of c cannot pass. The largest of the three, less a tolerance of
+/// 1e-4 (1 + the coordinates' magnitudes + w) for the float rounding of both
+/// computations, at least 0 (also for non-finite input).
+KOKKOS_INLINE_FUNCTION float gate_reach(Vec3f c, Vec3f fwd, Vec3f l, Vec3f r, float v_half) {
+  const Vec3f mid = 0.5f * (l + r), rel = c - mid;
+  const GateAxes a = gate_axes(fwd, l, r);
+  const float f = length(fwd);
+  const float along = f > 0.0f ? kmath::fabs(dot(rel, fwd)) / f : 0.0f;
+  const float across = kmath::fabs(dot(rel, a.u_axis)) - 0.5f * a.w;
+  const float up = kmath::fabs(dot(rel, a.v_axis)) - v_half;
+  const float scale = 1.0f + kmath::fabs(c.x) + kmath::fabs(c.y) + kmath::fabs(c.z) + kmath::fabs(mid.x) +
+                      kmath::fabs(mid.y) + kmath::fabs(mid.z) + a.w;
+  const float reach = kmath::max(along, kmath::max(across, up)) - 1e-4f * scale;
+  return reach > 0.0f ? reach : 0.0f;
 }
 
 }  // namespace geom

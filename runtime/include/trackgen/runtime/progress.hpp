@@ -15,6 +15,19 @@
 // reset(mask) restarts masked envs (no previous position, next 0, 0 laps, 0
 // progress).
 //
+// The wrong-checkpoint search does not test every checkpoint every step: each
+// env keeps a near index, the near_slots checkpoints nearest (by
+// geom::gate_reach, a lower bound on the distance to any crossing point the
+// pass test accepts) to the position where it was built, and as its radius
+// the least reach of the others. While both ends of the motion lie strictly
+// within the radius, only the indexed checkpoints can be passed, so only they
+// are tested (in ascending order: the same first one as a full scan); a motion
+// leaving it, or a change of count[e], scans all n and rebuilds the index
+// around the new position. The events are those of testing every checkpoint.
+// The index is derived from the checkpoints' coordinates: after changing an
+// env's checkpoints in place, reset the env (Course::regenerate does), which
+// also drops its index.
+//
 // A reward per step is dist_to_next[t-1] - dist_to_next[t] + bonus * passed;
 // mask the difference on the step after a reset.
 #pragma once
@@ -48,9 +61,20 @@ class ProgressTracker {
   using IntView = DView<std::int32_t, Space>;
   using Vec3View = DView<Vec3f, Space>;
 
+  /// Checkpoints per env in the near index (see the file comment).
+  static constexpr int near_slots = 8;
+
+  /// The near indices of all envs (internal state, see the file comment).
+  struct NearIndex {
+    IntView index;               ///< [E*near_slots] checkpoint indices, ascending
+    Vec3View center;             ///< [E] where the index was built
+    DView<float, Space> radius;  ///< [E] a motion strictly within it passes only indexed ones
+    IntView count;               ///< [E] count[e] when built; -1: no index
+  };
+
   /// A tracker over `checkpoints` (aliased: a sampler refreshing them in place
-  /// is seen by the next update), state allocated on `space`. ConfigError for
-  /// an inconsistent set.
+  /// is seen by the next update of the envs reset since), state allocated on
+  /// `space`. ConfigError for an inconsistent set.
   ProgressTracker(Space space, const CheckpointSet<Space>& checkpoints);
 
   /// Bound mode: binds the [E] positions every update() without arguments reads.
@@ -68,9 +92,10 @@ class ProgressTracker {
   /// Per-call mode on `ctx`.
   const ProgressEvents<Space>& update(const LaunchContext<Space>& ctx, const Vec3View& position);
 
-  /// Restarts every env.
+  /// Restarts every env (and drops its near index).
   void reset();
-  /// Restarts the envs with mask[e] != 0 ([E] int32; an unallocated mask: all) on `ctx`.
+  /// Restarts the envs with mask[e] != 0 ([E] int32; an unallocated mask: all)
+  /// on `ctx`, dropping their near indices.
   void reset(const LaunchContext<Space>& ctx, const IntView& mask = IntView());
 
   /// The events of the last update.
@@ -94,6 +119,7 @@ class ProgressTracker {
   Vec3View prev_;
   IntView next_, laps_, progress_;
   ProgressEvents<Space> events_;
+  NearIndex near_;
   BoundInputs<PositionInput<Space>> inputs_;
 };
 
