@@ -4,7 +4,8 @@
 // query up to 16384: its grids take E * 128^2 * 5 bytes; the grid bakes at
 // 1024 only), on default bezier tracks: a batch of min(E, 1024) generated
 // tracks tiled to E envs (the course benchmarks generate all E). One box or
-// agent per env, on its centerline. Counters: ns_per_env (the mean time of one
+// agent per env, on its centerline (progress_update_moving: agents that go
+// around their track in 128 calls). Counters: ns_per_env (the mean time of one
 // call divided by E). After the run a summary prints, per benchmark, ns per env
 // at every E of the fastest call of all iterations and repetitions (the least
 // disturbed by other work on a shared machine), in wall-clock time and in the
@@ -91,6 +92,26 @@ Boxes boxes_on(const TrackT& t) {
   return b;
 }
 
+/// `laps` positions per env going once around its centerline: position k of
+/// env e is centerline point (7 e + k count / laps) mod count, so consecutive
+/// calls move every agent forward by count / laps points and the last one
+/// leads back to the first.
+std::vector<DView<Vec3f, Space>> around_track(const TrackT& t, int laps) {
+  std::vector<DView<Vec3f, Space>> ring;
+  const int n_max = t.n_max();
+  for (int k = 0; k < laps; ++k) {
+    DView<Vec3f, Space> p("perf_position_ring", t.num_envs());
+    Kokkos::parallel_for(
+        "TrackGen::perf::around", Kokkos::RangePolicy<Space>(0, t.num_envs()), KOKKOS_LAMBDA(const int e) {
+          const int m = kmath::max(t.count(e), 1);
+          p(e) = t.center(std::size_t(e) * n_max + (7 * e + (k * m) / laps) % m);
+        });
+    ring.push_back(p);
+  }
+  Space().fence();
+  return ring;
+}
+
 /// Seconds of CPU time this process used so far (every thread).
 double process_cpu_seconds() {
   timespec t{};
@@ -161,6 +182,14 @@ void register_utilities() {
     auto boxes = std::make_shared<Boxes>(boxes_on(t));
     tracker->bind(boxes->position);
     return [cps, tracker, boxes] { tracker->update(); };
+  });
+  add_sweep("progress_update_moving", sweep(), [](int E) {
+    const auto& t = tiled_track(E);
+    auto cps = std::make_shared<CheckpointSampler<Space>>(Space(), t, 0.3f, 96);
+    auto tracker = std::make_shared<ProgressTracker<Space>>(Space(), cps->checkpoints());
+    auto ring = std::make_shared<std::vector<DView<Vec3f, Space>>>(around_track(t, 128));
+    auto step = std::make_shared<std::size_t>(0);
+    return [cps, tracker, ring, step] { tracker->update((*ring)[(*step)++ % ring->size()]); };
   });
   const auto collision = [](CollisionMethod method) {
     return [method](int E) {
