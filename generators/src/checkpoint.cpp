@@ -85,9 +85,9 @@ void checkpoint_walk(const LaunchContext<Space>& ctx, const std::string& label, 
   ctx.for_each(
       label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
         if (earlier_crossing_free(crossings, e * K, k)) return;
-        const std::size_t slot = e * K + k, row = K > 1 ? slot : e;
+        const std::size_t slot = e * K + k;  // e for K == 1: the output's row
         const Vec2f* cp = checkpoints.data() + slot * C;
-        Vec2f* path = rows.data() + row * N;
+        Vec2f* path = rows.data() + slot * N;
         double ring = 0.0;
         for (int c = 0; c < C; ++c) ring += static_cast<double>(length(cp[c + 1 < C ? c + 1 : 0] - cp[c]));
         const float dl = static_cast<float>(ring) / static_cast<float>(N);
@@ -120,7 +120,7 @@ void checkpoint_closure(const LaunchContext<Space>& ctx, const std::string& labe
   ctx.for_each(
       label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
         if (earlier_crossing_free(crossings, e * K, k)) return;
-        Vec2f* q = rows.data() + (K > 1 ? e * K + k : e) * N;
+        Vec2f* q = rows.data() + (e * K + k) * N;
         const Vec2f first = q[0];
         // Pass 1: Delta_i into q[i].x (edge i reads q[i], q[i+1]; the last edge
         // reads the saved first point).
