@@ -4,6 +4,8 @@
 // truncation, and bad input.
 #include "runtime_support.hpp"
 
+#include <cmath>
+
 namespace {
 
 using namespace trackgen;
@@ -155,6 +157,7 @@ TEMPLATE_TEST_CASE("ProgressTracker: the near index gives the events of testing 
     const auto& ev = tracker.update(tt::to_device<Space>(p, "position"));
     const auto passed = tt::to_vector(ev.passed), nx = tt::to_vector(ev.next_checkpoint);
     const auto ww = tt::to_vector(ev.wrong_way), wcp = tt::to_vector(ev.wrong_checkpoint);
+    const auto dist = tt::to_vector(ev.dist_to_next);
     for (int e = 0; e < E; ++e) {
       INFO("step " << t << " env " << e);
       const std::size_t base = static_cast<std::size_t>(e) * M;
@@ -175,6 +178,12 @@ TEMPLATE_TEST_CASE("ProgressTracker: the near index gives the events of testing 
       REQUIRE(ww[e] == want_ww);
       REQUIRE(wcp[e] == want_wcp);
       REQUIRE(nx[e] == next[e]);
+      const float want_dist = length(pos[base + next[e]] - p[e]);  // NaN after a NaN position
+      if (std::isnan(want_dist)) {
+        REQUIRE(std::isnan(dist[e]));
+      } else {
+        REQUIRE(std::fabs(dist[e] - want_dist) <= 1e-5f * (1.0f + want_dist));
+      }
       passes += want_passed, backwards += want_ww, wrong += want_wcp >= 0;
     }
   }

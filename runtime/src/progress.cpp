@@ -9,6 +9,7 @@ namespace {
 template <class Space>
 struct UpdateProgress {
   static constexpr int near_slots = ProgressTracker<Space>::near_slots;
+  using NearPlane = typename ProgressTracker<Space>::NearPlane;
   CheckpointSet<Space> set;
   DView<Vec3f, Space> position, prev;
   DView<std::int32_t, Space> next, laps, progress;
@@ -20,23 +21,56 @@ struct UpdateProgress {
     return geom::plane_pass(p0, pos, set.tangent(s), set.left(s), set.right(s), set.up_half(s));
   }
 
-  /// The first checkpoint i != g (ascending) the motion p0 -> pos passes
-  /// either way, -1 if none: over the env's near index while both ends lie
-  /// within its radius, else over all n checkpoints (and the index is rebuilt
-  /// around pos).
-  KOKKOS_FUNCTION int wrong_checkpoint(int e, std::size_t base, int n, int g, Vec3f p0, Vec3f pos) const {
+  /// plane_pass of checkpoint slot s from its indexed plane copy q: the posts
+  /// and the opening are read from the set only when the motion crosses the
+  /// plane.
+  KOKKOS_FUNCTION int pass(std::size_t s, const NearPlane& q, Vec3f p0, Vec3f pos) const {
+    float t = 0.0f;
+    const int dir = geom::plane_cross(p0, pos, q.mid, q.tangent, t);
+    return dir != 0 && geom::within_gate(p0, pos, t, q.mid, q.tangent, set.left(s), set.right(s), set.up_half(s))
+               ? dir
+               : 0;
+  }
+
+  /// The position of env e's checkpoint h: its copy in the near index when
+  /// the index holds it, else the set's.
+  KOKKOS_FUNCTION Vec3f checkpoint_position(int e, int n, int h) const {
     const std::size_t slots = static_cast<std::size_t>(e) * near_slots;
-    const Vec3f c = near.center(e);
-    const float r2 = near.radius(e) * near.radius(e);
-    const Vec3f a = p0 - c, b = pos - c;
-    if (near.count(e) == n && dot(a, a) < r2 && dot(b, b) < r2) {
+    if (near.count(e) == n) {
       const int m = kmath::min(n, near_slots);
       for (int k = 0; k < m; ++k) {
-        const int i = near.index(slots + k);
-        if (i != g && pass(base + i, p0, pos) != 0) return i;
+        if (near.index(slots + k) == h) return near.plane(slots + k).position;
       }
-      return -1;
     }
+    return set.position(static_cast<std::size_t>(e) * stride + h);
+  }
+
+  /// The pass test of the next checkpoint g (its result in `c`) and the first
+  /// checkpoint i != g (ascending) the motion p0 -> pos passes either way (-1 if
+  /// none): over the env's near index while both ends lie within its radius,
+  /// else over all n checkpoints (and the index is rebuilt around pos).
+  KOKKOS_FUNCTION int tests(int e, std::size_t base, int n, int g, Vec3f p0, Vec3f pos, int& c) const {
+    const Vec3f centre = near.center(e);
+    const float r2 = near.radius(e) * near.radius(e);
+    const Vec3f a = p0 - centre, b = pos - centre;
+    if (near.count(e) == n && dot(a, a) < r2 && dot(b, b) < r2) {
+      const std::size_t slots = static_cast<std::size_t>(e) * near_slots;
+      const int m = kmath::min(n, near_slots);
+      int found = -1;
+      bool tested_g = false;
+      for (int k = 0; k < m; ++k) {
+        const int i = near.index(slots + k);
+        if (i == g) {
+          c = pass(base + i, near.plane(slots + k), p0, pos);
+          tested_g = true;
+        } else if (found < 0 && pass(base + i, near.plane(slots + k), p0, pos) != 0) {
+          found = i;
+        }
+      }
+      if (!tested_g) c = pass(base + g, p0, pos);
+      return found;
+    }
+    c = pass(base + g, p0, pos);
     int found = -1;
     for (int i = 0; i < n && found < 0; ++i) {
       if (i != g && pass(base + i, p0, pos) != 0) found = i;
@@ -84,33 +118,29 @@ struct UpdateProgress {
       idx[q] = v;
     }
     const std::size_t slots = static_cast<std::size_t>(e) * near_slots;
-    for (int k = 0; k < m; ++k) near.index(slots + k) = idx[k];
+    for (int k = 0; k < m; ++k) {
+      const std::size_t s = base + idx[k];
+      near.index(slots + k) = idx[k];
+      near.plane(slots + k) = {0.5f * (set.left(s) + set.right(s)), set.tangent(s), set.position(s)};
+    }
     near.center(e) = c;
     near.radius(e) = radius;
     near.count(e) = n;
   }
 
-  /// How many envs ahead an update prefetches the indexed planes.
+  /// How many envs ahead an update prefetches the near index.
   static constexpr int prefetch_ahead = 8;
 
-  /// Prefetches the planes of env f's near index (first, middle and last
-  /// indexed slot of each plane array) and its next checkpoint's middle.
-  KOKKOS_FUNCTION void prefetch_planes(const int f) const {
-    if (f >= static_cast<int>(near.count.extent(0))) return;
-    const int m = kmath::min(near.count(f), near_slots);
-    const std::size_t base = static_cast<std::size_t>(f) * stride, slots = static_cast<std::size_t>(f) * near_slots;
-    for (int k = 0; k < 3 && m > 0; ++k) {
-      const std::size_t s = base + near.index(slots + (k * (m - 1)) / 2);
-      detail::prefetch(&set.tangent(s), sizeof(Vec3f));
-      detail::prefetch(&set.left(s), sizeof(Vec3f));
-      detail::prefetch(&set.right(s), sizeof(Vec3f));
-    }
-    const int g = next(f);
-    if (g >= 0 && g < stride) detail::prefetch(&set.position(base + g), sizeof(Vec3f));
+  /// Prefetches env f's near index.
+  KOKKOS_FUNCTION void prefetch_index(const int f) const {
+    if (f >= static_cast<int>(next.extent(0))) return;
+    const std::size_t slots = static_cast<std::size_t>(f) * near_slots;
+    detail::prefetch(&near.plane(slots), sizeof(NearPlane) * near_slots);
+    detail::prefetch(&near.index(slots), sizeof(std::int32_t) * near_slots);
   }
 
   KOKKOS_FUNCTION void operator()(const int e) const {
-    prefetch_planes(e + prefetch_ahead);
+    prefetch_index(e + prefetch_ahead);
     const Vec3f pos = position(e);
     const int n = kmath::clamp(set.count(e), 0, stride);
     int g = next(e);
@@ -118,11 +148,10 @@ struct UpdateProgress {
     int passed = 0, wrong_way = 0, wrong_cp = -1;
     const Vec3f p0 = prev(e);
     if (n >= 1 && is_finite(p0)) {
-      const std::size_t base = static_cast<std::size_t>(e) * stride;
-      const int c = pass(base + g, p0, pos);
+      int c = 0;
+      wrong_cp = tests(e, static_cast<std::size_t>(e) * stride, n, g, p0, pos, c);
       passed = c > 0 ? 1 : 0;
       wrong_way = c < 0 ? 1 : 0;
-      wrong_cp = wrong_checkpoint(e, base, n, g, p0, pos);
     }
     ev.checkpoint_passed(e) = passed ? g : -1;
     if (passed) {
@@ -141,8 +170,7 @@ struct UpdateProgress {
     ev.progress(e) = progress(e);
     ev.wrong_way(e) = wrong_way;
     ev.wrong_checkpoint(e) = wrong_cp;
-    ev.dist_to_next(e) =
-        n >= 1 ? length(set.position(static_cast<std::size_t>(e) * stride + next(e)) - pos) : nanf();
+    ev.dist_to_next(e) = n >= 1 ? length(checkpoint_position(e, n, next(e)) - pos) : nanf();
   }
 };
 
@@ -196,6 +224,7 @@ ProgressTracker<Space>::ProgressTracker(Space space, const CheckpointSet<Space>&
   events_.wrong_checkpoint = detail::runtime_view<std::int32_t>(s, "progress_wrong_checkpoint", E);
   events_.dist_to_next = detail::runtime_view<float>(s, "progress_dist_to_next", E);
   near_.index = detail::runtime_view<std::int32_t>(s, "progress_near_index", E * near_slots);
+  near_.plane = detail::runtime_view<NearPlane>(s, "progress_near_plane", E * near_slots);
   near_.center = detail::runtime_view<Vec3f>(s, "progress_near_center", E);
   near_.radius = detail::runtime_view<float>(s, "progress_near_radius", E);
   near_.count = detail::runtime_view<std::int32_t>(s, "progress_near_count", E);

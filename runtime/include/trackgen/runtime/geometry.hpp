@@ -126,6 +126,30 @@ KOKKOS_INLINE_FUNCTION GateAxes gate_axes(Vec3f fwd, Vec3f l, Vec3f r) {
   return {u_axis, safe_norm3(cross(u_axis, fwd)), w};
 }
 
+/// The plane half of plane_pass for a gate with middle `mid` (computed as
+/// 0.5f * (l + r)) and normal `fwd`: with d0 = (prev - mid) . fwd and
+/// d1 = (pos - mid) . fwd, +1 when d0 < 0 <= d1, -1 when d0 > 0 >= d1, else 0;
+/// `t` = d0 / (d0 - d1) where the motion meets the plane (set when non-zero).
+KOKKOS_INLINE_FUNCTION int plane_cross(Vec3f prev, Vec3f pos, Vec3f mid, Vec3f fwd, float& t) {
+  const float d0 = dot(prev - mid, fwd), d1 = dot(pos - mid, fwd);
+  int dir = 0;
+  if (d0 < 0.0f && d1 >= 0.0f) dir = 1;
+  if (d0 > 0.0f && d1 <= 0.0f) dir = -1;
+  if (dir != 0) t = d0 / (d0 - d1);
+  return dir;
+}
+
+/// The opening half of plane_pass: whether the motion's point at `t` lies
+/// within the gate (fwd, l, r, v_half) of middle `mid`.
+KOKKOS_INLINE_FUNCTION bool within_gate(Vec3f prev, Vec3f pos, float t, Vec3f mid, Vec3f fwd, Vec3f l, Vec3f r,
+                                        float v_half) {
+  const Vec3f pi = lerp(prev, pos, t);
+  const GateAxes a = gate_axes(fwd, l, r);
+  const float u = dot(pi - mid, a.u_axis);
+  const float v = dot(pi - mid, a.v_axis);
+  return kmath::fabs(u) <= 0.5f * a.w && kmath::fabs(v) <= v_half;
+}
+
 /// Pass test of the motion prev -> pos through a gate: the plane through the
 /// gate's middle mid = (l + r) / 2 with normal `fwd`, bounded by the posts `l`
 /// and `r` and a vertical half opening `v_half`.
@@ -133,19 +157,12 @@ KOKKOS_INLINE_FUNCTION GateAxes gate_axes(Vec3f fwd, Vec3f l, Vec3f r) {
 /// d0 < 0 <= d1 (returns +1), a backward one when d0 > 0 >= d1 (-1), else 0;
 /// it counts only if the crossing point pi (at t = d0 / (d0 - d1)) lies within
 /// the gate: |u| <= w / 2 along u_axis and |v| <= v_half along v_axis
-/// (gate_axes).
+/// (gate_axes). plane_cross and within_gate are its two halves.
 KOKKOS_INLINE_FUNCTION int plane_pass(Vec3f prev, Vec3f pos, Vec3f fwd, Vec3f l, Vec3f r, float v_half) {
   const Vec3f mid = 0.5f * (l + r);
-  const float d0 = dot(prev - mid, fwd), d1 = dot(pos - mid, fwd);
-  int dir = 0;
-  if (d0 < 0.0f && d1 >= 0.0f) dir = 1;
-  if (d0 > 0.0f && d1 <= 0.0f) dir = -1;
-  if (dir == 0) return 0;
-  const Vec3f pi = lerp(prev, pos, d0 / (d0 - d1));
-  const GateAxes a = gate_axes(fwd, l, r);
-  const float u = dot(pi - mid, a.u_axis);
-  const float v = dot(pi - mid, a.v_axis);
-  return (kmath::fabs(u) <= 0.5f * a.w && kmath::fabs(v) <= v_half) ? dir : 0;
+  float t = 0.0f;
+  const int dir = plane_cross(prev, pos, mid, fwd, t);
+  return dir != 0 && within_gate(prev, pos, t, mid, fwd, l, r, v_half) ? dir : 0;
 }
 
 /// A lower bound on the distance from `c` to every crossing point plane_pass

@@ -24,9 +24,10 @@
 // are tested (in ascending order: the same first one as a full scan); a motion
 // leaving it, or a change of count[e], scans all n and rebuilds the index
 // around the new position. The events are those of testing every checkpoint.
-// The index is derived from the checkpoints' coordinates: after changing an
-// env's checkpoints in place, reset the env (Course::regenerate does), which
-// also drops its index.
+// The index holds copies of its checkpoints' planes and positions (the update
+// reads them in one run per env). It is derived from the checkpoints'
+// coordinates: after changing an env's checkpoints in place, reset the env
+// (Course::regenerate does), which also drops its index.
 //
 // A reward per step is dist_to_next[t-1] - dist_to_next[t] + bonus * passed;
 // mask the difference on the step after a reset.
@@ -64,12 +65,21 @@ class ProgressTracker {
   /// Checkpoints per env in the near index (see the file comment).
   static constexpr int near_slots = 8;
 
+  /// An indexed checkpoint, copied beside the others of its env so that an
+  /// update reads them in one run: the middle 0.5f * (left + right), the
+  /// normal and the position (the posts and the opening are read from the set
+  /// only when a motion crosses the plane).
+  struct NearPlane {
+    Vec3f mid, tangent, position;
+  };
+
   /// The near indices of all envs (internal state, see the file comment).
   struct NearIndex {
-    IntView index;               ///< [E*near_slots] checkpoint indices, ascending
-    Vec3View center;             ///< [E] where the index was built
-    DView<float, Space> radius;  ///< [E] a motion strictly within it passes only indexed ones
-    IntView count;               ///< [E] count[e] when built; -1: no index
+    IntView index;                   ///< [E*near_slots] checkpoint indices, ascending
+    DView<NearPlane, Space> plane;   ///< [E*near_slots] their planes, slot by slot
+    Vec3View center;                 ///< [E] where the index was built
+    DView<float, Space> radius;      ///< [E] a motion strictly within it passes only indexed ones
+    IntView count;                   ///< [E] count[e] when built; -1: no index
   };
 
   /// A tracker over `checkpoints` (aliased: a sampler refreshing them in place
