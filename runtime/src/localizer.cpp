@@ -32,13 +32,15 @@ struct Localize {
   /// the nearest segment.
   KOKKOS_FUNCTION Nearest search(const Vec3f* c, int m, Vec3f p, int first, int span) const {
     Nearest best;
+    int i = first;  // (first + k) % m, first in [0, m)
     for (int k = 0; k < span; ++k) {
-      const int i = (first + k) % m;
-      const Vec3f a = c[i], b = c[i + 1 < m ? i + 1 : 0];
+      const int j = i + 1 < m ? i + 1 : 0;
+      const Vec3f a = c[i], b = c[j];
       const float u = geom::segment_param(p, a, b);
       const Vec3f d = p - geom::lerp(a, b, u);
       const float d2 = dot(d, d);
       if (d2 < best.d2 || (d2 == best.d2 && i < best.segment)) best = {d2, i, u};
+      i = j;
     }
     return best;
   }
