@@ -1,6 +1,7 @@
 // CollisionChecker (segments and sdf backends) and DiscChecker: hand-computed
-// contacts on square bands, the sdf against the exact backend on generated
-// tracks, bound and per-call modes, and bad input.
+// contacts on square bands, the segments backend against a plain scan and the
+// sdf against the segments backend on generated tracks, bound and per-call
+// modes, and bad input.
 #include "runtime_support.hpp"
 
 #include <trackgen/pipeline/track_generator.hpp>
@@ -188,6 +189,140 @@ TEMPLATE_TEST_CASE("CollisionChecker sdf agrees with segments away from the bord
     ++compared;
   }
   CHECK(compared > cfg.num_envs * kBoxes / 2);
+}
+
+namespace {
+
+/// The segments backend's contact of one box by a plain scan of every
+/// segment of both borders in order (the documented rule, without the chunk
+/// pruning): inner border 0, outer 1, ties to the lowest (border, index).
+struct PlainContact {
+  int oob = 0, boundary = 2;
+  float distance = 0;
+  Vec2f nearest, normal;
+};
+
+PlainContact plain_contact(const Track<Kokkos::HostSpace>& h, int e, int n_max, Vec2f centre, float yaw, Vec2f half) {
+  const int m = h.count(e);
+  const std::size_t base = std::size_t(e) * n_max;
+  const geom::Box2 box = geom::make_box(centre, yaw, half);
+  Vec2f corner[4];
+  for (int k = 0; k < 4; ++k) corner[k] = geom::box_corner(box, k);
+  bool violates[2][4];
+  float corner_min2[2][4];
+  float best2 = 3e38f;
+  int best_border = 2, best_index = 0;
+  Vec2f best_point = nan2();
+  bool cut = false;
+  for (int border = 0; border < 2; ++border) {
+    const auto point = [&](int i) {
+      const Vec3f q = border == 0 ? h.inner(base + i) : h.outer(base + i);
+      return Vec2f{q.x, q.y};
+    };
+    bool odd[4] = {false, false, false, false};
+    for (int k = 0; k < 4; ++k) corner_min2[border][k] = 3e38f;
+    for (int i = 0; i < m; ++i) {
+      const Vec2f a = point(i), c = point(i + 1 < m ? i + 1 : 0);
+      float d2_seg = 3e38f;
+      Vec2f q_seg = a;
+      for (int k = 0; k < 4; ++k) {
+        if (geom::ray_crosses(corner[k], a, c)) odd[k] = !odd[k];
+        const Vec2f q = geom::closest_point_on_segment(corner[k], a, c);
+        const float d2 = length_sq(corner[k] - q);
+        corner_min2[border][k] = std::min(corner_min2[border][k], d2);
+        if (d2 < d2_seg) d2_seg = d2, q_seg = q;
+      }
+      const float dv = geom::point_box_distance(a, box);
+      if (dv * dv < d2_seg) d2_seg = dv * dv, q_seg = a;
+      if (geom::segment_hits_box(a, c, box)) {
+        cut = true;
+        d2_seg = 0.0f;
+        q_seg = geom::closest_point_on_segment(box.center, a, c);
+      }
+      if (d2_seg < best2) best2 = d2_seg, best_border = border, best_index = i, best_point = q_seg;
+    }
+    for (int k = 0; k < 4; ++k) violates[border][k] = odd[k] == (border == 0);
+  }
+  bool any = false;
+  float penetration2 = 0.0f;
+  for (int border = 0; border < 2; ++border) {
+    for (int k = 0; k < 4; ++k) {
+      if (violates[border][k]) any = true, penetration2 = std::max(penetration2, corner_min2[border][k]);
+    }
+  }
+  PlainContact r;
+  r.oob = any || cut ? 1 : 0;
+  const float penetration = std::sqrt(penetration2);
+  r.distance = r.oob ? (penetration > 0.0f ? -penetration : 0.0f) : std::sqrt(best2);
+  r.nearest = best_point;
+  r.boundary = best_border;
+  const auto at = [&](int i) {
+    const Vec3f q = best_border == 0 ? h.inner(base + i) : h.outer(base + i);
+    return Vec2f{q.x, q.y};
+  };
+  const Vec2f seg = at(best_index + 1 < m ? best_index + 1 : 0) - at(best_index);
+  const Vec3f c = h.center(base + best_index);
+  const Vec2f to_center = Vec2f{c.x, c.y} - best_point;
+  Vec2f n = length_sq(seg) > 1e-12f ? Vec2f{-seg.y, seg.x} : to_center;
+  n = geom::safe_norm2(n);
+  r.normal = dot(n, to_center) < 0.0f ? -n : n;
+  return r;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("CollisionChecker segments: the chunk pruning gives the contacts of a plain scan",
+                   "[runtime][collision]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  TrackGenConfig cfg;
+  cfg.num_envs = 6;
+  TrackGenerator<Space> gen(cfg, SeedState<Space>(cfg.num_envs, 5));
+  const auto& track = gen.generate();
+  const auto h = track.to_host();
+  // Boxes anywhere over each track's bounding square, any yaw, from car size
+  // to boxes wider than the band (they span several chunks and cut borders).
+  constexpr int kBoxes = 200;
+  std::uint32_t state = 777u;
+  const auto uniform = [&]() {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / 16777216.0f;
+  };
+  std::vector<BoxCase> cases;
+  for (int e = 0; e < cfg.num_envs; ++e) {
+    Vec2f lo{3e38f, 3e38f}, hi{-3e38f, -3e38f};
+    for (int i = 0; i < h.count(e); ++i) {
+      const Vec3f q = h.outer(std::size_t(e) * cfg.N_max + i);
+      lo = {std::min(lo.x, q.x), std::min(lo.y, q.y)}, hi = {std::max(hi.x, q.x), std::max(hi.y, q.y)};
+    }
+    for (int b = 0; b < kBoxes; ++b) {
+      const float x = lo.x - 0.1f + (hi.x - lo.x + 0.2f) * uniform(), y = lo.y - 0.1f + (hi.y - lo.y + 0.2f) * uniform();
+      const float size = b % 4 == 0 ? 0.3f : 0.05f;
+      cases.push_back({{x, y, 0}, 6.2831853f * uniform(), {size * (0.2f + uniform()), size * (0.2f + uniform())}});
+    }
+  }
+  const TestBoxes<Space> in(cases);
+  CollisionChecker<Space> exact(Space(), track, kBoxes);
+  const HostContact<Space> got(exact.query(in.position, in.orientation, in.half));
+  const auto q = tt::to_vector(in.orientation);
+  int oob = 0, cut_or_out = 0;
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const int e = static_cast<int>(k) / kBoxes;
+    const auto& c = cases[k];
+    const PlainContact want =
+        plain_contact(h, e, cfg.N_max, Vec2f{c.position.x, c.position.y}, geom::yaw_of(q[k]), c.half);
+    INFO("env " << e << " box " << k << " distance " << got.distance[k] << " plain " << want.distance);
+    REQUIRE(got.oob[k] == want.oob);
+    REQUIRE(std::fabs(got.distance[k] - want.distance) <= 1e-5f * (1.0f + std::fabs(want.distance)));
+    REQUIRE(got.boundary[k] == want.boundary);
+    REQUIRE(std::fabs(got.nearest[k].x - want.nearest.x) <= 1e-5f * (1.0f + std::fabs(want.nearest.x)));
+    REQUIRE(std::fabs(got.nearest[k].y - want.nearest.y) <= 1e-5f * (1.0f + std::fabs(want.nearest.y)));
+    REQUIRE(dot(got.normal[k], want.normal) > 0.9999f);
+    oob += want.oob, cut_or_out += want.oob && want.distance < 0.0f;
+  }
+  // Both kinds of boxes occur: in the band and out of it, corners outside.
+  CHECK(oob > 100);
+  CHECK(oob < static_cast<int>(cases.size()) - 100);
+  CHECK(cut_or_out > 50);
 }
 
 TEMPLATE_TEST_CASE("CollisionChecker: bound mode, per-call mode, rebind warning", "[runtime][collision]",

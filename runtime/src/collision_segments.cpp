@@ -126,21 +126,25 @@ struct QuerySegments {
   /// comparisons) and the chunks' gaps to the box.
   KOKKOS_FUNCTION static void scan(const Vec3f* p, int m, const BoxShape& s, BorderScan& r) {
     for (int k = 0; k < 4; ++k) r.odd[k] = false;
-    Vec2f a = geom::xy(p[0]);
-    bool a_above = a.y > s.extent.hi.y, a_below = a.y <= s.extent.lo.y;
     for (int chunk = 0; chunk < chunk_boxes(m); ++chunk) {
-      const int last = kmath::min((chunk + 1) * polyline_chunk, m);
-      ChunkBox box{a, a};
-      for (int i = chunk * polyline_chunk + 1; i <= last; ++i) {
-        const Vec2f c = geom::xy(p[i < m ? i : 0]);
-        grow(box, c);
-        const bool c_above = c.y > s.extent.hi.y, c_below = c.y <= s.extent.lo.y;
-        if (!(a_above && c_above) && !(a_below && c_below)) {
-          for (int k = 0; k < 4; ++k) {
-            if (geom::ray_crosses(s.corner[k], a, c)) r.odd[k] = !r.odd[k];
+      const int first = chunk * polyline_chunk, last = kmath::min(first + polyline_chunk, m);
+      ChunkBox box{geom::xy(p[first]), geom::xy(p[first])};
+      for (int i = first + 1; i <= last; ++i) grow(box, geom::xy(p[i < m ? i : 0]));
+      // A chunk wholly above or wholly at or below the box's y range has no
+      // segment straddling it (the per-segment test would skip every one).
+      if (box.lo.y <= s.extent.hi.y && box.hi.y > s.extent.lo.y) {
+        Vec2f a = geom::xy(p[first]);
+        bool a_above = a.y > s.extent.hi.y, a_below = a.y <= s.extent.lo.y;
+        for (int i = first + 1; i <= last; ++i) {
+          const Vec2f c = geom::xy(p[i < m ? i : 0]);
+          const bool c_above = c.y > s.extent.hi.y, c_below = c.y <= s.extent.lo.y;
+          if (!(a_above && c_above) && !(a_below && c_below)) {
+            for (int k = 0; k < 4; ++k) {
+              if (geom::ray_crosses(s.corner[k], a, c)) r.odd[k] = !r.odd[k];
+            }
           }
+          a = c, a_above = c_above, a_below = c_below;
         }
-        a = c, a_above = c_above, a_below = c_below;
       }
       const float g = box_gap2(box, s.extent);
       if (chunk < kept_chunks) r.gap2[chunk] = g;
