@@ -5,7 +5,8 @@
 // segment left -> right across the road at `position`, facing `tangent`
 // (the direction of travel), open vertically by +-up_half. A set either owns
 // its Views or wraps a caller's (zero-copy, so a producer rewriting them in
-// place, e.g. a gate sequence, is seen by every later update).
+// place, e.g. a gate sequence, is seen by every later reader; a
+// ProgressTracker sees the change in the envs it resets, see progress.hpp).
 //
 // CheckpointSampler places evenly spaced checkpoints along a Track's
 // centerline: env e gets n = round(length / spacing) of them (at least 3;
@@ -52,8 +53,9 @@ struct CheckpointSet {
 
   /// The gates of `seq` as checkpoints, aliased (no copy): position, left and
   /// right, tangent = seq.forward (the gate plane's normal), up_half =
-  /// seq.half_size (square gates), count. A regenerated sequence is seen by
-  /// every later update without a refresh.
+  /// seq.half_size (square gates), count. A regenerated sequence is seen
+  /// without a copy (a ProgressTracker's after resetting the regenerated envs,
+  /// as Course::regenerate does).
   static CheckpointSet from_gates(const GateSequence<typename Space::memory_space>& seq) {
     return wrap(seq.position, seq.left, seq.right, seq.forward, seq.half_size, seq.count);
   }
