@@ -1,6 +1,9 @@
 // TrackLocalizer (cold and warm, teleports, NaN), curvature and speed profile:
-// circles and squares with hand-computed values.
+// circles and squares with hand-computed values; the cold search against a
+// plain scan on generated tracks.
 #include "runtime_support.hpp"
+
+#include <trackgen/pipeline/track_generator.hpp>
 
 namespace {
 
@@ -79,6 +82,62 @@ TEMPLATE_TEST_CASE("TrackLocalizer: frames on a circle, warm agrees with cold, t
   CHECK(tt::to_vector(warm.last_segment())[0] >= 0);
   warm.reset(LaunchContext<Space>(), tt::to_device<Space>(std::vector<std::int32_t>{1, 0}, "mask"));
   CHECK(tt::to_vector(warm.last_segment())[0] == -1);
+}
+
+TEMPLATE_TEST_CASE("TrackLocalizer: the cold search finds the segment of a plain scan on generated tracks",
+                   "[runtime][localizer]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  // Lifted tracks (random knot heights), points near and far from them, above
+  // and below: the chunk bounds of the ring search must never drop the nearest.
+  TrackGenConfig cfg;
+  cfg.num_envs = 8;
+  cfg.z_profile = ZProfile::uniform;
+  cfg.z_min = -0.5f;
+  cfg.z_max = 0.5f;
+  TrackGenerator<Space> gen(cfg, SeedState<Space>(cfg.num_envs, 3));
+  const auto& track = gen.generate();
+  const auto h = track.to_host();
+  constexpr int kPoints = 300;
+  std::uint32_t state = 99u;
+  const auto uniform = [&]() {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / 16777216.0f;
+  };
+  std::vector<Vec3f> points;
+  for (int e = 0; e < cfg.num_envs; ++e) {
+    for (int k = 0; k < kPoints; ++k) {
+      // Near a random centerline point (within a few half widths), or anywhere up to 1.5 away.
+      const Vec3f c = h.center(std::size_t(e) * cfg.N_max + (k * 37) % h.count(e));
+      const float r = k % 3 == 0 ? 1.5f : 3.0f * cfg.half_width;
+      points.push_back({c.x + r * (2 * uniform() - 1), c.y + r * (2 * uniform() - 1), c.z + r * (2 * uniform() - 1)});
+    }
+  }
+  // One box per env slot: kPoints queries of one localizer, one point per env each.
+  TrackLocalizer<Space> cold(Space(), track);
+  for (int k = 0; k < kPoints; ++k) {
+    std::vector<Vec3f> p(cfg.num_envs);
+    for (int e = 0; e < cfg.num_envs; ++e) p[e] = points[std::size_t(e) * kPoints + k];
+    const HostFrame<Space> f(cold.query(tt::to_device<Space>(p, "position")));
+    for (int e = 0; e < cfg.num_envs; ++e) {
+      const int m = h.count(e);
+      const Vec3f* c = h.center.data() + std::size_t(e) * cfg.N_max;
+      float best = 3e38f, best_u = 0;
+      int seg = -1;
+      for (int i = 0; i < m; ++i) {
+        const Vec3f a = c[i], b = c[i + 1 < m ? i + 1 : 0];
+        const float u = geom::segment_param(p[e], a, b);
+        const Vec3f d = p[e] - geom::lerp(a, b, u);
+        if (dot(d, d) < best) best = dot(d, d), seg = i, best_u = u;
+      }
+      INFO("env " << e << " point " << k);
+      REQUIRE(f.segment[e] == seg);
+      const float* arc = h.arclen.data() + std::size_t(e) * cfg.N_max;
+      const float end = seg + 1 < m ? arc[seg + 1] : h.length(e);
+      float want_s = arc[seg] + best_u * (end - arc[seg]);
+      if (want_s >= h.length(e)) want_s -= h.length(e);
+      REQUIRE(std::fabs(f.s[e] - want_s) <= 1e-5f * (1.0f + h.length(e)));
+    }
+  }
 }
 
 TEMPLATE_TEST_CASE("TrackLocalizer: a teleport to the other branch of a pinch relocks beyond the relock distance",

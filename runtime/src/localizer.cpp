@@ -27,20 +27,65 @@ struct Localize {
   /// How many envs ahead a warm query prefetches its window.
   static constexpr int prefetch_ahead = 24;
 
-  /// Segments first .. first + span - 1 (mod m) against p; the lowest index
-  /// wins ties, so a window and the whole ring agree whenever the window holds
-  /// the nearest segment.
-  KOKKOS_FUNCTION Nearest search(const Vec3f* c, int m, Vec3f p, int first, int span) const {
+  /// Segment i = [a, b] against p: kept when nearer than `best` (the lower
+  /// index on a tie, so the result does not depend on the visiting order).
+  KOKKOS_FUNCTION static void offer(Vec3f p, int i, Vec3f a, Vec3f b, Nearest& best) {
+    const float u = geom::segment_param(p, a, b);
+    const Vec3f d = p - geom::lerp(a, b, u);
+    const float d2 = dot(d, d);
+    if (d2 < best.d2 || (d2 == best.d2 && i < best.segment)) best = {d2, i, u};
+  }
+
+  /// Segments first .. first + span - 1 (mod m) against p; a window and the
+  /// whole ring agree whenever the window holds the nearest segment.
+  KOKKOS_FUNCTION static Nearest search(const Vec3f* c, int m, Vec3f p, int first, int span) {
     Nearest best;
     int i = first;  // (first + k) % m, first in [0, m)
     for (int k = 0; k < span; ++k) {
       const int j = i + 1 < m ? i + 1 : 0;
-      const Vec3f a = c[i], b = c[j];
-      const float u = geom::segment_param(p, a, b);
-      const Vec3f d = p - geom::lerp(a, b, u);
-      const float d2 = dot(d, d);
-      if (d2 < best.d2 || (d2 == best.d2 && i < best.segment)) best = {d2, i, u};
+      offer(p, i, c[i], c[j], best);
       i = j;
+    }
+    return best;
+  }
+
+  /// Chunks of the whole ring's segments whose bounding boxes a ring search
+  /// keeps (rings of more than ring_chunks * ring_chunk segments take the plain
+  /// search).
+  static constexpr int ring_chunk = 8, ring_chunks = 64;
+
+  /// The whole ring against p, as search(c, m, p, 0, m) finds it: the squared
+  /// gap between p and each chunk's bounding box first, then the nearest
+  /// chunk, then every chunk whose gap may be less than the best distance so
+  /// far (the gap is a lower bound on its segments' distances; a margin covers
+  /// the rounding of the distances).
+  KOKKOS_FUNCTION static Nearest search_ring(const Vec3f* c, int m, Vec3f p) {
+    const int chunks = (m + ring_chunk - 1) / ring_chunk;
+    if (chunks > ring_chunks) return search(c, m, p, 0, m);
+    float gap2[ring_chunks];
+    int nearest = 0;
+    for (int q = 0; q < chunks; ++q) {
+      const int lo = q * ring_chunk, hi = kmath::min(lo + ring_chunk, m);
+      Vec3f bmin = c[lo], bmax = c[lo];
+      for (int i = lo + 1; i <= hi; ++i) {
+        const Vec3f v = c[i < m ? i : 0];
+        bmin = {kmath::min(bmin.x, v.x), kmath::min(bmin.y, v.y), kmath::min(bmin.z, v.z)};
+        bmax = {kmath::max(bmax.x, v.x), kmath::max(bmax.y, v.y), kmath::max(bmax.z, v.z)};
+      }
+      const float gx = kmath::max(kmath::max(bmin.x - p.x, p.x - bmax.x), 0.0f);
+      const float gy = kmath::max(kmath::max(bmin.y - p.y, p.y - bmax.y), 0.0f);
+      const float gz = kmath::max(kmath::max(bmin.z - p.z, p.z - bmax.z), 0.0f);
+      gap2[q] = gx * gx + gy * gy + gz * gz;
+      if (gap2[q] < gap2[nearest]) nearest = q;
+    }
+    Nearest best;
+    const float tol = 1e-4f * (1.0f + kmath::fabs(p.x) + kmath::fabs(p.y) + kmath::fabs(p.z));
+    for (int k = 0; k < chunks; ++k) {
+      const int q = k == 0 ? nearest : (k <= nearest ? k - 1 : k);
+      const float reach = kmath::sqrt(best.d2) * (1.0f + 1e-4f) + tol;  // NaN: nothing is skipped
+      if (gap2[q] > reach * reach) continue;
+      const int lo = q * ring_chunk, hi = kmath::min(lo + ring_chunk, m);
+      for (int i = lo; i < hi; ++i) offer(p, i, c[i], c[i + 1 < m ? i + 1 : 0], best);
     }
     return best;
   }
@@ -93,7 +138,7 @@ struct Localize {
       const bool edge = span < m && (best.segment == first || best.segment == (first + span - 1) % m);
       found = !edge && best.d2 <= relock * relock;
     }
-    if (!found) best = search(c, m, p, 0, m);
+    if (!found) best = search_ring(c, m, p);
     const int i = best.segment;
     const float* const arc = track.arclen.data() + base;
     const float len = track.length(e);
