@@ -128,8 +128,7 @@ struct QuerySegments {
     for (int k = 0; k < 4; ++k) r.odd[k] = false;
     for (int chunk = 0; chunk < chunk_boxes(m); ++chunk) {
       const int first = chunk * polyline_chunk, last = kmath::min(first + polyline_chunk, m);
-      ChunkBox box{geom::xy(p[first]), geom::xy(p[first])};
-      for (int i = first + 1; i <= last; ++i) grow(box, geom::xy(p[i < m ? i : 0]));
+      const ChunkBox box = polyline_chunk_box(p, m, chunk);
       // A chunk wholly above or wholly at or below the box's y range has no
       // segment straddling it (the per-segment test would skip every one).
       if (box.lo.y <= s.extent.hi.y && box.hi.y > s.extent.lo.y) {
@@ -163,8 +162,7 @@ struct QuerySegments {
     const bool violated = violates[border][0] || violates[border][1] || violates[border][2] || violates[border][3];
     float gap2 = chunk < kept_chunks ? scan.gap2[chunk] : -1.0f;
     if (gap2 < 0.0f || violated) {  // recompute the chunk's box
-      ChunkBox b{geom::xy(p[first]), geom::xy(p[first])};
-      for (int i = first + 1; i <= last; ++i) grow(b, geom::xy(p[i < m ? i : 0]));
+      const ChunkBox b = polyline_chunk_box(p, m, chunk);
       gap2 = box_gap2(b, s.extent);
       bool needed = !cannot_improve(gap2, r.best2);
       for (int k = 0; k < 4 && !needed; ++k) {

@@ -28,16 +28,24 @@ KOKKOS_INLINE_FUNCTION constexpr int chunk_boxes(int n) { return (n + polyline_c
 /// Chunk boxes are stored as pairs of Vec2f (lo, hi): box c at [2c, 2c + 1].
 KOKKOS_INLINE_FUNCTION ChunkBox chunk_box(const Vec2f* boxes, int c) { return {boxes[2 * c], boxes[2 * c + 1]}; }
 
+/// The plan-view bounding box of chunk c of the closed polyline p[0..m): its
+/// points c * polyline_chunk up to the end of its last segment (the point
+/// after it, 0 for the closing segment).
+KOKKOS_INLINE_FUNCTION ChunkBox polyline_chunk_box(const Vec3f* p, int m, int c) {
+  const int first = c * polyline_chunk, last = kmath::min(first + polyline_chunk, m);
+  ChunkBox b{geom::xy(p[first]), geom::xy(p[first])};
+  for (int i = first + 1; i <= last; ++i) {
+    const Vec2f q = geom::xy(p[i < m ? i : 0]);
+    b.lo = Vec2f{kmath::min(b.lo.x, q.x), kmath::min(b.lo.y, q.y)};
+    b.hi = Vec2f{kmath::max(b.hi.x, q.x), kmath::max(b.hi.y, q.y)};
+  }
+  return b;
+}
+
 /// Writes the chunk boxes of the closed polyline p[0..m) into boxes[0..2 chunk_boxes(m)).
 KOKKOS_INLINE_FUNCTION void build_chunk_boxes(const Vec3f* p, int m, Vec2f* boxes) {
   for (int c = 0; c < chunk_boxes(m); ++c) {
-    const int first = c * polyline_chunk, last = kmath::min(first + polyline_chunk, m);
-    ChunkBox b{geom::xy(p[first]), geom::xy(p[first])};
-    for (int i = first; i <= last; ++i) {  // segment ends included: i = last closes the chunk
-      const Vec2f q = geom::xy(p[i < m ? i : 0]);
-      b.lo = Vec2f{kmath::min(b.lo.x, q.x), kmath::min(b.lo.y, q.y)};
-      b.hi = Vec2f{kmath::max(b.hi.x, q.x), kmath::max(b.hi.y, q.y)};
-    }
+    const ChunkBox b = polyline_chunk_box(p, m, c);
     boxes[2 * c] = b.lo;
     boxes[2 * c + 1] = b.hi;
   }
