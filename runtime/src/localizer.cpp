@@ -49,6 +49,12 @@ struct Localize {
     return best;
   }
 
+  /// The segments of ring chunk q against p.
+  KOKKOS_FUNCTION static void offer_chunk(const Vec3f* c, int m, Vec3f p, int q, Nearest& best) {
+    const int lo = q * ring_chunk, hi = kmath::min(lo + ring_chunk, m);
+    for (int i = lo; i < hi; ++i) offer(p, i, c[i], c[i + 1 < m ? i + 1 : 0], best);
+  }
+
   /// Chunks of the whole ring's segments whose bounding boxes a ring search
   /// keeps (rings of more than ring_chunks * ring_chunk segments take the plain
   /// search).
@@ -79,13 +85,11 @@ struct Localize {
       if (gap2[q] < gap2[nearest]) nearest = q;
     }
     Nearest best;
+    offer_chunk(c, m, p, nearest, best);
     const float tol = 1e-4f * (1.0f + kmath::fabs(p.x) + kmath::fabs(p.y) + kmath::fabs(p.z));
-    for (int k = 0; k < chunks; ++k) {
-      const int q = k == 0 ? nearest : (k <= nearest ? k - 1 : k);
+    for (int q = 0; q < chunks; ++q) {
       const float reach = kmath::sqrt(best.d2) * (1.0f + 1e-4f) + tol;  // NaN: nothing is skipped
-      if (gap2[q] > reach * reach) continue;
-      const int lo = q * ring_chunk, hi = kmath::min(lo + ring_chunk, m);
-      for (int i = lo; i < hi; ++i) offer(p, i, c[i], c[i + 1 < m ? i + 1 : 0], best);
+      if (q != nearest && !(gap2[q] > reach * reach)) offer_chunk(c, m, p, q, best);
     }
     return best;
   }
