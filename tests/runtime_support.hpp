@@ -88,6 +88,17 @@ Kokkos::View<T*, typename Space::memory_space> filled(std::size_t n, const T& v,
   return to_device<Space>(std::vector<T>(n, v), name);
 }
 
+/// Reproducible test inputs: a linear congruential generator whose draws in
+/// [0, 1) have 24 bits (exact as float and as double).
+struct Lcg {
+  std::uint32_t state;
+  double uniform() {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<double>(state >> 8) / 16777216.0;
+  }
+  float uniformf() { return static_cast<float>(uniform()); }
+};
+
 /// Identity orientation.
 inline Quatf no_rotation() { return {0.0f, 0.0f, 0.0f, 1.0f}; }
 

@@ -282,11 +282,7 @@ TEMPLATE_TEST_CASE("CollisionChecker segments: the chunk pruning gives the conta
   // Boxes anywhere over each track's bounding square, any yaw, from car size
   // to boxes wider than the band (they span several chunks and cut borders).
   constexpr int kBoxes = 200;
-  std::uint32_t state = 777u;
-  const auto uniform = [&]() {
-    state = state * 1664525u + 1013904223u;
-    return static_cast<float>(state >> 8) / 16777216.0f;
-  };
+  tt::Lcg rng{777u};
   std::vector<BoxCase> cases;
   for (int e = 0; e < cfg.num_envs; ++e) {
     Vec2f lo{3e38f, 3e38f}, hi{-3e38f, -3e38f};
@@ -295,9 +291,11 @@ TEMPLATE_TEST_CASE("CollisionChecker segments: the chunk pruning gives the conta
       lo = {std::min(lo.x, q.x), std::min(lo.y, q.y)}, hi = {std::max(hi.x, q.x), std::max(hi.y, q.y)};
     }
     for (int b = 0; b < kBoxes; ++b) {
-      const float x = lo.x - 0.1f + (hi.x - lo.x + 0.2f) * uniform(), y = lo.y - 0.1f + (hi.y - lo.y + 0.2f) * uniform();
+      const float x = lo.x - 0.1f + (hi.x - lo.x + 0.2f) * rng.uniformf(),
+                  y = lo.y - 0.1f + (hi.y - lo.y + 0.2f) * rng.uniformf();
       const float size = b % 4 == 0 ? 0.3f : 0.05f;
-      cases.push_back({{x, y, 0}, 6.2831853f * uniform(), {size * (0.2f + uniform()), size * (0.2f + uniform())}});
+      cases.push_back(
+          {{x, y, 0}, 6.2831853f * rng.uniformf(), {size * (0.2f + rng.uniformf()), size * (0.2f + rng.uniformf())}});
     }
   }
   const TestBoxes<Space> in(cases);

@@ -98,18 +98,15 @@ TEMPLATE_TEST_CASE("TrackLocalizer: the cold search finds the segment of a plain
   const auto& track = gen.generate();
   const auto h = track.to_host();
   constexpr int kPoints = 300;
-  std::uint32_t state = 99u;
-  const auto uniform = [&]() {
-    state = state * 1664525u + 1013904223u;
-    return static_cast<float>(state >> 8) / 16777216.0f;
-  };
+  tt::Lcg rng{99u};
   std::vector<Vec3f> points;
   for (int e = 0; e < cfg.num_envs; ++e) {
     for (int k = 0; k < kPoints; ++k) {
       // Near a random centerline point (within a few half widths), or anywhere up to 1.5 away.
       const Vec3f c = h.center(std::size_t(e) * cfg.N_max + (k * 37) % h.count(e));
       const float r = k % 3 == 0 ? 1.5f : 3.0f * cfg.half_width;
-      points.push_back({c.x + r * (2 * uniform() - 1), c.y + r * (2 * uniform() - 1), c.z + r * (2 * uniform() - 1)});
+      points.push_back(
+          {c.x + r * (2 * rng.uniformf() - 1), c.y + r * (2 * rng.uniformf() - 1), c.z + r * (2 * rng.uniformf() - 1)});
     }
   }
   // One box per env slot: kPoints queries of one localizer, one point per env each.

@@ -137,20 +137,16 @@ TEMPLATE_TEST_CASE("ProgressTracker: the near index gives the events of testing 
   std::vector<double> angle(E), height(E, 0.0);
   std::vector<Vec3f> prev(E, nan3());
   std::vector<int> next(E, 0);
-  std::uint32_t state = 12345u;
-  const auto uniform = [&]() {
-    state = state * 1664525u + 1013904223u;
-    return static_cast<double>(state >> 8) / 16777216.0;
-  };
+  tt::Lcg rng{12345u};
   int wrong = 0, passes = 0, backwards = 0;
   for (int t = 0; t < T; ++t) {
     std::vector<Vec3f> p(E);
     for (int e = 0; e < E; ++e) {
-      const double u = uniform();
-      angle[e] += u < 0.01 ? 2.5 * (uniform() - 0.3) : 0.12 * (uniform() - 0.3);
-      height[e] = std::clamp(height[e] + 0.2 * (uniform() - 0.5), -1.0, 1.0);
-      const double r = 5.0 + 0.8 * (uniform() - 0.5);
-      p[e] = uniform() < 0.01 ? nan3()
+      const double u = rng.uniform();
+      angle[e] += u < 0.01 ? 2.5 * (rng.uniform() - 0.3) : 0.12 * (rng.uniform() - 0.3);
+      height[e] = std::clamp(height[e] + 0.2 * (rng.uniform() - 0.5), -1.0, 1.0);
+      const double r = 5.0 + 0.8 * (rng.uniform() - 0.5);
+      p[e] = rng.uniform() < 0.01 ? nan3()
                               : Vec3f{static_cast<float>(r * std::cos(angle[e])),
                                       static_cast<float>(r * std::sin(angle[e])), static_cast<float>(height[e])};
     }
