@@ -1,10 +1,14 @@
 // Relaxation (docs/algorithms.md#relaxation) on hand-made loops.
+#include "relax_solve.hpp"
 #include "test_pipeline_support.hpp"
 
 #include <trackgen/pipeline/detail/simd.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -218,5 +222,90 @@ TEMPLATE_TEST_CASE("relaxation: every host instruction set gives the same bits i
   CHECK(d::host_simd_available(d::host_simd()));
   for (const auto l : {d::HostSimd::avx2, d::HostSimd::avx512}) {
     if (!d::host_simd_available(l)) CHECK_THROWS_AS(d::set_host_simd(l), trackgen::ConfigError);
+  }
+}
+
+// The host loop shapes (partner-major refresh, near bit words, skipped near
+// passes, far lists) against the per-bead shape the GPU runs, both run here on
+// the host: the same relaxed bits and overflow counts, env by env.
+TEMPLATE_TEST_CASE("relaxation: the host solve gives the bits of the per-bead solve", "[pipeline][relax]",
+                   TRACKGEN_TEST_SPACES) {
+  namespace rx = trackgen::detail::relaxation;
+  struct Mode {
+    const char* name;
+    int slots, sep_every;
+  };
+  const Mode modes[] = {{"cached", 16, 20}, {"overflowing", 3, 20}, {"long lists", 40, 20}, {"short period", 16, 2}};
+  for (const Mode& m : modes) {
+    INFO("mode " << m.name);
+    auto cfg = tt::stage_config(5);
+    cfg.relax_sep_cache_slots = m.slots;
+    cfg.relax_sep_every = m.sep_every;
+    tt::StageRig<TestType> rig(cfg);
+    rig.load({tt::pinched(256), tt::wobbly(256, 1.0, 0.3, 5, 0.2), tt::figure_eight(256), tt::circle(256, 0.7),
+              tt::wobbly(256, 1.2, 0.45, 9, 0.1)});
+    rig.resample();
+    rig.relax_all();
+    const auto relaxed = rig.relaxed();
+    const auto input = rig.cs_center();
+    const auto count = rig.count();
+    const auto band = tt::to_vector(rig.buffers.band);
+    const auto l0 = tt::to_vector(rig.buffers.l0);
+    const auto overflow = tt::to_vector(rig.track.sep_overflow);
+    const auto c = trackgen::pipeline_constants(cfg);
+    const int n_max = rig.buffers.n_max(), slots = rig.buffers.cache_slots();
+    const rx::Schedule schedule{.iters = cfg.relax_iters,
+                                .sep_every = cfg.relax_sep_every,
+                                .slots = slots,
+                                .cheby_start = cfg.relax_cheby_start,
+                                .smooth_passes = cfg.relax_smooth_passes,
+                                .spacing_iters = cfg.relax_smooth_spacing_iters,
+                                .use_cache = c.use_cache,
+                                .chebyshev = c.chebyshev && !rig.buffers.cheby_omega_host.empty()};
+    REQUIRE(schedule.use_cache);
+    int listed_far = 0;  // beads whose lists reach past the near offsets: the far loops ran
+    for (int e = 0; e < cfg.num_envs; ++e) {
+      INFO("env " << e);
+      std::vector<float> chains(6 * n_max), sums(3 * n_max);
+      std::vector<std::int32_t> idx(static_cast<std::size_t>(slots) * n_max), cache_count(n_max), flags(n_max);
+      std::vector<Vec2f> out(n_max);
+      const rx::EnvSolve a{
+          .env = {count[e], band[e], l0[e]},
+          .n_max = n_max,
+          .chains = {{&chains[0], &chains[n_max]},
+                     {&chains[2 * n_max], &chains[3 * n_max]},
+                     {&chains[4 * n_max], &chains[5 * n_max]}},
+          .input = input.data() + static_cast<std::size_t>(e) * n_max,
+          .output = out.data(),
+          .sums = {&sums[0], &sums[n_max], &sums[2 * n_max]},
+          .cache = {idx.data(), static_cast<std::size_t>(n_max), cache_count.data(), flags.data(), slots},
+          .split = rx::NearSplit::at(nullptr, n_max),
+          .omega = rig.buffers.cheby_omega_host.data(),
+          .schedule = schedule,
+          .dist = {c.target, c.target * c.target, c.cache_radius, c.r_min},
+          .weights = c.weights,
+          .cheby_gamma = c.cheby_gamma};
+      int per_bead_overflow = -1;
+      Kokkos::parallel_for(Kokkos::TeamPolicy<TestType>(1, 1), [&](const auto& team) {
+        per_bead_overflow = rx::solve_env(rx::TeamLoops<std::decay_t<decltype(team)>>{team}, a);
+      });
+      Kokkos::fence();
+      CHECK(std::memcmp(out.data(), relaxed.data() + static_cast<std::size_t>(e) * n_max, out.size() * sizeof(Vec2f)) ==
+            0);
+      CHECK(per_bead_overflow == overflow[e]);
+      const rx::Env env{count[e], band[e], l0[e]};
+      const int hi = band[e] + rx::near_width(env, a.dist);
+      for (int i = 0; i < count[e]; ++i) {
+        for (int k = 0; k < cache_count[i]; ++k) {
+          const int j = idx[i + static_cast<std::size_t>(k) * n_max];
+          if (std::abs(j - i) > hi) {
+            ++listed_far;
+            break;
+          }
+        }
+      }
+    }
+    if (m.slots == 3) CHECK(overflow[0] > 0);
+    CHECK(listed_far > 0);
   }
 }

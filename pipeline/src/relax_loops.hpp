@@ -106,6 +106,17 @@ KOKKOS_FORCEINLINE_FUNCTION void add_push(float& sx, float& sy, float& sn, Vec2f
   sn += hit ? 1.0f : 0.0f;
 }
 
+/// add_push into bead i's sums of `s`, each read once and written once: a
+/// vector pass then keeps the three sums in registers (with the sums' elements
+/// as references the compiler must store and reload each one between the three
+/// additions, as the arrays might overlap).
+KOKKOS_FORCEINLINE_FUNCTION void add_push_to(const SepSums& s, int i, Vec2f xi, Vec2f xj, const Distances& d,
+                                         bool active) {
+  float sx = s.x[i], sy = s.y[i], sn = s.n[i];
+  add_push(sx, sy, sn, xi, xj, d, active);
+  s.set(i, sx, sy, sn);
+}
+
 /// add_push for a pair on the list, in a per-bead (scalar) loop: the same float
 /// operations when |x_i - x_j|^2 < target^2, nothing otherwise (where add_push
 /// adds +0, which leaves the sums' bits unchanged), so a pair beyond the target
@@ -222,10 +233,14 @@ struct NearSplit {
 };
 
 /// The near offsets of a host env's split: those a straight chain at the rest
-/// length reaches within the cache radius (what nearly every bead lists), at
-/// most 32. Any width gives the same sums; this one makes far entries rare.
+/// length reaches within twice the cache radius, at most 32. Any width gives the
+/// same sums. The straight reach is what nearly every bead lists; a bend lists
+/// a few offsets more, which as far entries would cost a scalar test each per
+/// sweep, as near ones a share of one vector distance test per offset
+/// (cached_separation). Twice the reach was the fastest of 1, 2 and 3 times on
+/// default batches.
 KOKKOS_INLINE_FUNCTION int near_width(const Env& env, const Distances& d) {
-  const float reach = d.cache_radius / env.rest_length;
+  const float reach = 2.0f * d.cache_radius / env.rest_length;
   return reach > 0.0f && reach < 64.0f ? kmath::max(kmath::min(static_cast<int>(reach) + 1 - env.band, 32), 0) : 0;
 }
 
@@ -282,9 +297,11 @@ KOKKOS_INLINE_FUNCTION std::uint32_t shift_bits(std::uint32_t w, int sh) {
 ///    order: a per-bead pass over the far entries below, then one vector pass
 ///    per near offset (the nearest last below the bead, first above it), each
 ///    lane adding its bead's push or, off the list or beyond the target, +0
-///    (add_push), then a per-bead pass over the far entries above. The
-///    per-bead passes skip a pair beyond the target (add_push_if_near): most
-///    far entries are, and their +0 would leave the sums unchanged.
+///    (add_push); a pass none of whose listed pairs is within the target is
+///    skipped (near_passes_needed). Then a per-bead pass over the far entries
+///    above. The per-bead passes skip a pair beyond the target
+///    (add_push_if_near): most far entries are, and their +0 would leave the
+///    sums unchanged.
 struct HostLoops {
   template <class F>
   TRACKGEN_FLATTEN void beads(int begin, int end, const F& f) const {
@@ -371,6 +388,41 @@ struct HostLoops {
     if (num_above < n) h.far_above[num_above] = -1;
   }
 
+  /// One near offset's pass over beads [begin, end): bead i adds the push of
+  /// bead i + s when bit `bit` of words[i] lists it (add_push), as one vector
+  /// loop whose lanes add their bead's push or +0.
+  TRACKGEN_FLATTEN void near_pass(const Chain& x, const Distances& d, const SepSums& sum, const std::uint32_t* words,
+                                  int bit, int begin, int end, int s) const {
+    TRACKGEN_IVDEP
+    for (int i = begin; i < end; ++i) add_push_to(sum, i, x.get(i), x.get(i + s), d, ((words[i] >> bit) & 1u) != 0u);
+  }
+
+  /// Which near passes have a listed pair within the target, as bits o - lo of
+  /// `below` (bead i and i - o, on i's list) and `above` (i and i + o): one
+  /// vector distance test per offset serves both directions, the pair's
+  /// squared distance being the same float either way. A pass without one is
+  /// skipped, every lane would add +0.
+  TRACKGEN_FLATTEN void near_passes_needed(const Chain& x, const Distances& d, const NearSplit& h, int n, int lo,
+                                           int hi, std::uint32_t& below, std::uint32_t& above) const {
+    const float* const xs = x.x;  // plain locals and integer masks: GCC 12 vectorizes this loop so
+    const float* const ys = x.y;
+    const float t2 = d.target_sq;
+    below = 0u;
+    above = 0u;
+    for (int o = lo; o <= hi; ++o) {
+      std::uint32_t down = 0u, up = 0u;
+      TRACKGEN_IVDEP
+      for (int i = 0; i < n - o; ++i) {  // the pair (i, i + o)
+        const float dx = xs[i] - xs[i + o], dy = ys[i] - ys[i + o];
+        const std::uint32_t near = dx * dx + dy * dy < t2 ? 1u : 0u;
+        up |= near & (h.right[i] >> (o - lo));
+        down |= near & (h.left[i + o] >> (hi - o));
+      }
+      below |= (down & 1u) << (o - lo);
+      above |= (up & 1u) << (o - lo);
+    }
+  }
+
   TRACKGEN_FLATTEN void cached_separation(const Chain& x, const Env& env, const Distances& d, const Cache& c,
                                           const NearSplit& h, const SepSums& sum) const {
     const int n = env.count;
@@ -384,17 +436,13 @@ struct HostLoops {
       for (int k = 0; k < m; ++k) add_push_if_near(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d);
       sum.set(i, sx, sy, sn);
     }
+    std::uint32_t below = 0u, above = 0u;
+    near_passes_needed(x, d, h, n, lo, hi, below, above);
     for (int o = hi; o >= lo; --o) {  // near below, j = i - o, farthest first
-      TRACKGEN_IVDEP
-      for (int i = o; i < n; ++i) {
-        add_push(sum.x[i], sum.y[i], sum.n[i], x.get(i), x.get(i - o), d, ((h.left[i] >> (hi - o)) & 1u) != 0u);
-      }
+      if (((below >> (o - lo)) & 1u) != 0u) near_pass(x, d, sum, h.left, hi - o, o, n, -o);
     }
     for (int o = lo; o <= hi; ++o) {  // near above, j = i + o, nearest first
-      TRACKGEN_IVDEP
-      for (int i = 0; i < n - o; ++i) {
-        add_push(sum.x[i], sum.y[i], sum.n[i], x.get(i), x.get(i + o), d, ((h.right[i] >> (o - lo)) & 1u) != 0u);
-      }
+      if (((above >> (o - lo)) & 1u) != 0u) near_pass(x, d, sum, h.right, o - lo, 0, n - o, o);
     }
     for (int p = 0; p < n && h.far_above[p] >= 0; ++p) {  // far candidates above
       const int i = h.far_above[p], m = h.far[i];
@@ -413,9 +461,9 @@ struct HostLoops {
       const OutsideBand r(j, n, env.band);
       const Vec2f xj = x.get(j);
       TRACKGEN_IVDEP
-      for (int i = r.lo1; i <= r.hi1; ++i) add_push(s.x[i], s.y[i], s.n[i], x.get(i), xj, d, true);
+      for (int i = r.lo1; i <= r.hi1; ++i) add_push_to(s, i, x.get(i), xj, d, true);
       TRACKGEN_IVDEP
-      for (int i = r.lo2; i <= r.hi2; ++i) add_push(s.x[i], s.y[i], s.n[i], x.get(i), xj, d, true);
+      for (int i = r.lo2; i <= r.hi2; ++i) add_push_to(s, i, x.get(i), xj, d, true);
     }
   }
 
