@@ -229,7 +229,7 @@ TEMPLATE_TEST_CASE("relaxation: every host instruction set gives the same bits i
 // passes, far lists) against the per-bead shape the GPU runs, both run here on
 // the host: the same relaxed bits and overflow counts, env by env.
 TEMPLATE_TEST_CASE("relaxation: the host solve gives the bits of the per-bead solve", "[pipeline][relax]",
-                   TRACKGEN_TEST_SPACES) {
+                   TRACKGEN_TEST_HOST_SPACES) {
   namespace rx = trackgen::detail::relaxation;
   struct Mode {
     const char* name;
