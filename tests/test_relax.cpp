@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -254,14 +254,7 @@ TEMPLATE_TEST_CASE("relaxation: the host solve gives the bits of the per-bead so
     const auto overflow = tt::to_vector(rig.track.sep_overflow);
     const auto c = trackgen::pipeline_constants(cfg);
     const int n_max = rig.buffers.n_max(), slots = rig.buffers.cache_slots();
-    const rx::Schedule schedule{.iters = cfg.relax_iters,
-                                .sep_every = cfg.relax_sep_every,
-                                .slots = slots,
-                                .cheby_start = cfg.relax_cheby_start,
-                                .smooth_passes = cfg.relax_smooth_passes,
-                                .spacing_iters = cfg.relax_smooth_spacing_iters,
-                                .use_cache = c.use_cache,
-                                .chebyshev = c.chebyshev && !rig.buffers.cheby_omega_host.empty()};
+    const rx::Schedule schedule = rx::schedule_of(cfg, c, slots, !rig.buffers.cheby_omega_host.empty());
     REQUIRE(schedule.use_cache);
     int listed_far = 0;  // beads whose lists reach past the near offsets: the far loops ran
     for (int e = 0; e < cfg.num_envs; ++e) {
@@ -282,7 +275,7 @@ TEMPLATE_TEST_CASE("relaxation: the host solve gives the bits of the per-bead so
           .split = rx::NearSplit::at(nullptr, n_max),
           .omega = rig.buffers.cheby_omega_host.data(),
           .schedule = schedule,
-          .dist = {c.target, c.target * c.target, c.cache_radius, c.r_min},
+          .dist = rx::distances_of(c),
           .weights = c.weights,
           .cheby_gamma = c.cheby_gamma};
       int per_bead_overflow = -1;

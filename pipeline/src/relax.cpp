@@ -145,14 +145,7 @@ void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
   const auto region = ctx.region("TrackGen::pipeline::relax_solve");
   detail::check_inputs(buffers, config, track, "trackgen::relax_solve");
   const PipelineConstants c = pipeline_constants(config);
-  const rx::Schedule schedule{.iters = config.relax_iters,
-                                .sep_every = config.relax_sep_every,
-                                .slots = buffers.cache_slots(),
-                                .cheby_start = config.relax_cheby_start,
-                                .smooth_passes = config.relax_smooth_passes,
-                                .spacing_iters = config.relax_smooth_spacing_iters,
-                                .use_cache = c.use_cache,
-                                .chebyshev = c.chebyshev && !buffers.cheby_omega_host.empty()};
+  const rx::Schedule schedule = rx::schedule_of(config, c, buffers.cache_slots(), !buffers.cheby_omega_host.empty());
   const RelaxSolveKernel<Space> k{.input = buffers.cs_center,
                                   .output = buffers.relaxed,
                                   .chains = buffers.relax_chains,
@@ -169,7 +162,7 @@ void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
                                   .n_max = buffers.n_max(),
                                   .num_chains = buffers.relax_chain_count(),
                                   .schedule = schedule,
-                                  .dist = {c.target, c.target * c.target, c.cache_radius, c.r_min},
+                                  .dist = rx::distances_of(c),
                                   .weights = c.weights,
                                   .cheby_gamma = c.cheby_gamma,
                                   .host_solver = detail::is_host_space<Space>() ? rx::host_solver() : nullptr};

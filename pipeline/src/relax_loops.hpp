@@ -404,7 +404,9 @@ struct HostLoops {
   /// skipped, every lane would add +0.
   TRACKGEN_FLATTEN void near_passes_needed(const Chain& x, const Distances& d, const NearSplit& h, int n, int lo,
                                            int hi, std::uint32_t& below, std::uint32_t& above) const {
-    const float* const xs = x.x;  // plain locals and integer masks: GCC 12 vectorizes this loop so
+    // Plain local pointers and integer masks: with reads through the Chain and
+    // bool reductions GCC 12 leaves this loop scalar.
+    const float* const xs = x.x;
     const float* const ys = x.y;
     const float t2 = d.target_sq;
     below = 0u;

@@ -20,6 +20,25 @@ struct Schedule {
   bool chebyshev = false;
 };
 
+/// The schedule of `config`'s solve with `slots` cache slots per bead (the
+/// buffers' count); Chebyshev runs only when the buffers hold its weights
+/// (`has_omega`).
+inline Schedule schedule_of(const TrackGenConfig& config, const PipelineConstants& c, int slots, bool has_omega) {
+  return {.iters = config.relax_iters,
+          .sep_every = config.relax_sep_every,
+          .slots = slots,
+          .cheby_start = config.relax_cheby_start,
+          .smooth_passes = config.relax_smooth_passes,
+          .spacing_iters = config.relax_smooth_spacing_iters,
+          .use_cache = c.use_cache,
+          .chebyshev = c.chebyshev && has_omega};
+}
+
+/// The distances of the solve for the pipeline constants `c`.
+inline Distances distances_of(const PipelineConstants& c) {
+  return {c.target, c.target * c.target, c.cache_radius, c.r_min};
+}
+
 /// Everything the solve of one env reads and writes.
 struct EnvSolve {
   Env env;
