@@ -16,6 +16,12 @@
 //  3. thread per point i: the fold test of its border segments, then the
 //     pairs (i, j) with |c_i - c_j| <= R, each visited once: j from i's cell
 //     (j >= i) and from the four cells after it.
+// On host spaces without the loop check (a team is one thread, and only the
+// thickness test runs) the grid costs more than it saves at the point counts
+// of a track: the thread tests every pair farther apart than the band
+// directly, one vector pass over j > i per point, with the same float
+// expression per pair (length_sq(c_i - c_j) and length_sq(c_j - c_i) are the
+// same float), so the env's result is the same.
 // Every test is a pure function of its points and the env's result only asks
 // whether any failed: nothing depends on team size or scheduling.
 //
@@ -190,12 +196,38 @@ struct NearPairsKernel {
       const int k_end = start[s + 1];
       for (int k = start[s]; k < k_end; ++k) {
         const int j = items[k];
-        const float d2 = length_sq(si.c0 - xy(centre[j]));  // the thickness test's expression
+        const float d2 = length_sq(si.c0 - xy(centre[j]));  // the thickness test's expression (thickness_fails)
         if (d2 <= reach2 && (c > 0 || j >= i)) fails |= pair_fails(v, i, si, j, d2);
         if (fails == all) return fails;  // every bit found: the set does not depend on the visiting order
       }
     }
     return fails;
+  }
+
+  /// Whether a pair of the env's centre points farther apart than the band
+  /// fails the thickness test (pair_fails' first half), over every such pair
+  /// (i, j > i): band < j - i < cnt - band. One thread; the j loop vectorizes.
+  KOKKOS_FUNCTION bool thickness_fails(const Env& v) const {
+    const Vec3f* const c = v.c;
+    for (int i = 0; i < v.cnt; ++i) {
+      const Vec2f ci = xy(c[i]);
+      unsigned hit = 0u;
+      const int end = kmath::min(v.cnt, i + v.cnt - v.band);
+      for (int j = i + v.band + 1; j < end; ++j) {
+        const float d2 = length_sq(ci - xy(c[j]));
+        hit |= d2 < v.sep2 && 0.5f * kmath::sqrt(d2) < min_thickness ? 1u : 0u;
+      }
+      if (hit != 0u) return true;
+    }
+    return false;
+  }
+
+  /// Marks env e invalid for the failed tests `fails` (nothing when 0).
+  KOKKOS_FUNCTION void mark(int e, int cnt, std::int32_t fails) const {
+    if (fails == 0) return;
+    valid(e) = 0;
+    invalid_reason(e) |= fails | (truncated(e) != 0 ? InvalidReason::truncated : 0) |
+                         (cnt < 3 ? InvalidReason::too_few_points : 0);
   }
 
   KOKKOS_FUNCTION void operator()(const detail::TeamMember<Space>& team) const {
@@ -210,6 +242,13 @@ struct NearPairsKernel {
     v.kappa = kappa.data() + base;
     v.cnt = kmath::min(count(e), n_max);
     v.band = kmath::max(env_band(e), 0);
+    v.sep2 = (2.001f * min_thickness) * (2.001f * min_thickness);
+    if constexpr (detail::is_host_space<Space>()) {
+      if (!loops) {
+        mark(e, v.cnt, thickness_fails(v) ? InvalidReason::thickness : 0);
+        return;
+      }
+    }
     v.slots = 1;
     while (v.slots < v.cnt) v.slots *= 2;
     int* const start = cell_start.data() + static_cast<std::size_t>(e) * (table + 1);
@@ -229,7 +268,6 @@ struct NearPairsKernel {
     const float reach = 1.005f * (loops ? 2.0f * (hw + l_max) + delta : 2.0f * min_thickness);
     v.inv_cell = 1.0f / (1.005f * reach);
     v.reach2 = reach * reach;
-    v.sep2 = (2.001f * min_thickness) * (2.001f * min_thickness);
     v.near2 = (1.001f * hw + min_thickness + l_max) * (1.001f * hw + min_thickness + l_max);
     v.centre2 = (2.0f * l_max + delta) * (2.0f * l_max + delta);
     v.clear2 = (min_thickness + l_max) * (min_thickness + l_max);
@@ -243,12 +281,7 @@ struct NearPairsKernel {
         Kokkos::TeamThreadRange(team, v.cnt),
         [&](const int i, std::int32_t& bits) { bits |= point_fails(v, start, items, i); },
         Kokkos::BOr<std::int32_t>(fails));
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      if (fails == 0) return;
-      valid(e) = 0;
-      invalid_reason(e) |= fails | (truncated(e) != 0 ? InvalidReason::truncated : 0) |
-                           (v.cnt < 3 ? InvalidReason::too_few_points : 0);
-    });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { mark(e, v.cnt, fails); });
   }
 
   /// Counting sort of the env's centre points by hashed cell: afterwards slot
