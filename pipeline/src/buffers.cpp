@@ -107,7 +107,8 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
   i32(band, "band", E);
   flt(l0, "L0", E);
   vec2(relaxed, "relaxed", M);
-  flt(relax_chains, "relax_chains", M * 2 * static_cast<std::size_t>(relax_chain_count()));
+  flt(relax_chains, "relax_chains",
+      static_cast<std::size_t>(E) * relax_chain_stride() * 2 * static_cast<std::size_t>(relax_chain_count()));
   flt(relax_sep, "relax_sep", M * 3);
   cheby_omega_host = chebyshev_schedule(c);
   flt(cheby_omega, "cheby_omega", cheby_omega_host.size());

@@ -54,7 +54,7 @@ struct RelaxSolveKernel {
 
   DView<Vec2f, Space> input;   // cs_center
   DView<Vec2f, Space> output;  // relaxed
-  DView<float, Space> chains;  // relax_chains: [E][chains][x, y][N_max]
+  DView<float, Space> chains;  // relax_chains: [E][chains][x, y][ghost, N_max, ghost]
   DView<float, Space> sep;     // relax_sep: [E][sum x, sum y, count][N_max]
   DView<int, Space> count;
   DView<int, Space> band;
@@ -68,16 +68,19 @@ struct RelaxSolveKernel {
 
   int n_max = 0;
   int num_chains = 2;
+  int chain_stride = 0;  // relax_chain_stride()
   rx::Schedule schedule;
   rx::Distances dist;
   RelaxWeights weights;
   float cheby_gamma = 0;
   rx::HostSolver host_solver = nullptr;  // host spaces
 
-  /// Chain c of env e (chain 0 again for a third chain without Chebyshev).
+  /// Chain c of env e (chain 0 again for a third chain without Chebyshev),
+  /// bead 0 after the leading ghost.
   KOKKOS_INLINE_FUNCTION rx::Chain chain(int e, int c) const {
-    float* x = chains.data() + (static_cast<std::size_t>(e) * num_chains + (c < num_chains ? c : 0)) * 2 * n_max;
-    return {x, x + n_max};
+    float* x =
+        chains.data() + (static_cast<std::size_t>(e) * num_chains + (c < num_chains ? c : 0)) * 2 * chain_stride + 1;
+    return {x, x + chain_stride};
   }
 
   /// Pointer to entry `base` of a View, null when the View is empty (a mode is off).
@@ -161,6 +164,7 @@ void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
                                   .sep_overflow = track.sep_overflow,
                                   .n_max = buffers.n_max(),
                                   .num_chains = buffers.relax_chain_count(),
+                                  .chain_stride = buffers.relax_chain_stride(),
                                   .schedule = schedule,
                                   .dist = rx::distances_of(c),
                                   .weights = c.weights,

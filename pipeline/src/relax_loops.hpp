@@ -38,7 +38,9 @@ struct Env {
   float rest_length;
 };
 
-/// One chain of an env in structure-of-arrays form.
+/// One chain of an env in structure-of-arrays form. HostLoops::chain also
+/// writes its ghost beads -1 and count (the solve's chains have room for both,
+/// PipelineBuffers::relax_chain_stride).
 struct Chain {
   float* x;
   float* y;
@@ -311,18 +313,20 @@ struct HostLoops {
 
   KOKKOS_INLINE_FUNCTION void barrier() const {}
 
-  /// f(i, previous, next) over the closed chain of n beads; the interior runs
-  /// with contiguous neighbours.
+  /// f(i, previous, next) over the closed chain of n beads whose neighbours f
+  /// reads from `x`: one vector loop with contiguous neighbours, bead 0's
+  /// previous and bead n - 1's next being x's ghost beads -1 and n, which get
+  /// copies of beads n - 1 and 0 first.
   template <class F>
-  TRACKGEN_FLATTEN void chain(int n, const F& f) const {
+  TRACKGEN_FLATTEN void chain(const Chain& x, int n, const F& f) const {
     if (n < 3) {
       for (int i = 0; i < n; ++i) f(i, i > 0 ? i - 1 : n - 1, i + 1 < n ? i + 1 : 0);
       return;
     }
-    f(0, n - 1, 1);
+    x.set(-1, x.get(n - 1));
+    x.set(n, x.get(0));
     TRACKGEN_IVDEP
-    for (int i = 1; i < n - 1; ++i) f(i, i - 1, i + 1);
-    f(n - 1, n - 2, 0);
+    for (int i = 0; i < n; ++i) f(i, i - 1, i + 1);
   }
 
   /// Refreshes every bead's list, as refresh_candidates does, held as NearSplit says.
@@ -491,7 +495,7 @@ struct TeamLoops {
   KOKKOS_INLINE_FUNCTION void barrier() const { team.team_barrier(); }
 
   template <class F>
-  KOKKOS_INLINE_FUNCTION void chain(int n, const F& f) const {
+  KOKKOS_INLINE_FUNCTION void chain(const Chain&, int n, const F& f) const {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
                          [&](const int i) { f(i, i > 0 ? i - 1 : n - 1, i + 1 < n ? i + 1 : 0); });
   }

@@ -100,13 +100,13 @@ KOKKOS_INLINE_FUNCTION int solve_env(const Loops& loops, const EnvSolve& a) {
     if (accel) {
       const float w = a.omega[k - s.cheby_start], gamma = a.cheby_gamma;
       const Chain prev = k == s.cheby_start ? rd : pv;  // the transition aliases x_prev to x_cur
-      loops.chain(ne, [&](const int i, const int ip, const int in) {
+      loops.chain(rd, ne, [&](const int i, const int ip, const int in) {
         const Vec2f xc = rd.get(i), xq = prev.get(i);
         const Vec2f xh = bead_update(rd.get(ip), xc, rd.get(in), sums.mean(i), env.rest_length, dist.r_min, weights);
         wr.set(i, w * (gamma * (xh - xc) + (xc - xq)) + xq);
       });
     } else {
-      loops.chain(ne, [&](const int i, const int ip, const int in) {
+      loops.chain(rd, ne, [&](const int i, const int ip, const int in) {
         wr.set(i, bead_update(rd.get(ip), rd.get(i), rd.get(in), sums.mean(i), env.rest_length, dist.r_min, weights));
       });
     }
@@ -125,7 +125,7 @@ KOKKOS_INLINE_FUNCTION int solve_env(const Loops& loops, const EnvSolve& a) {
 
   // Taubin tail (lambda 0.5, mu -0.53) and the spacing-only polish, ping-pong.
   auto laplacian = [&](const float f) {
-    loops.chain(ne, [&](const int i, const int ip, const int in) {
+    loops.chain(rd, ne, [&](const int i, const int ip, const int in) {
       const Vec2f xi = rd.get(i);
       const Vec2f lap = 0.5f * (rd.get(ip) + rd.get(in)) - xi;
       wr.set(i, xi + f * lap);
@@ -141,7 +141,7 @@ KOKKOS_INLINE_FUNCTION int solve_env(const Loops& loops, const EnvSolve& a) {
   }
   const RelaxWeights polish{0.0f, weights.spacing, 0.0f};  // spacing only
   for (int it = 0; it < s.spacing_iters; ++it) {
-    loops.chain(ne, [&](const int i, const int ip, const int in) {
+    loops.chain(rd, ne, [&](const int i, const int ip, const int in) {
       wr.set(i, bead_update(rd.get(ip), rd.get(i), rd.get(in), Vec2f{0.0f, 0.0f}, env.rest_length, dist.r_min,
                             polish));
     });

@@ -115,6 +115,10 @@ class PipelineBuffers {
   int cell_table() const { return cell_table_; }
   /// Chains per env in relax_chains: 3 with Chebyshev, else 2.
   int relax_chain_count() const { return chebyshev_ ? 3 : 2; }
+  /// Floats per coordinate array of a chain in relax_chains: N_max beads and a
+  /// ghost bead on either side, where the host solve keeps copies of the closed
+  /// chain's last and first bead.
+  int relax_chain_stride() const { return n_max_ + 2; }
 
   /// Throws ConfigError (naming `api`) unless `config` has the shape these buffers
   /// were allocated for (num_envs, num_points, N_max, relaxation modes).
@@ -139,10 +143,10 @@ class PipelineBuffers {
   IntView band;          ///< [E] separation exclusion band
   FloatView l0;          ///< [E] rest length perimeter / count
   Vec2View relaxed;      ///< [E*N_max] relaxation output
-  /// [E * C * 2 * N_max] the solve's chains in structure-of-arrays form, env
-  /// major: chain c of env e holds its x at [((e*C + c)*2)*N_max, + N_max) and
-  /// its y right after; C = relax_chain_count() (read, write, and the
-  /// Chebyshev previous chain)
+  /// [E * C * 2 * S] the solve's chains in structure-of-arrays form, env
+  /// major: chain c of env e holds its x at [((e*C + c)*2)*S, + S) and its y
+  /// right after, bead i at entry i + 1; C = relax_chain_count() (read, write,
+  /// and the Chebyshev previous chain), S = relax_chain_stride()
   FloatView relax_chains;
   FloatView relax_sep;   ///< [E * 3 * N_max] per-bead separation sums (x, y) and counts of a sweep, env major
   FloatView cheby_omega;               ///< device copy of chebyshev_schedule(config)
