@@ -210,7 +210,9 @@ KOKKOS_INLINE_FUNCTION void refresh_candidates(const Chain& x, const Env& env, c
 /// bead first (the cache's count is the whole list's). `far_below` and
 /// `far_above` list, ascending, the beads that have far entries below and above,
 /// ended by -1 when shorter than the chain. `marks` is the refresh's partner bit
-/// word per bead. Seven [N_max] arrays per env.
+/// word per bead; after the refresh it holds the near pairs of bead i, bit
+/// o - band - 1 for the pair (i, i + o) on either bead's list. Seven [N_max]
+/// arrays per env.
 struct NearSplit {
   std::uint32_t* left;
   std::uint32_t* right;
@@ -390,6 +392,14 @@ struct HostLoops {
     }
     if (num_below < n) h.far_below[num_below] = -1;
     if (num_above < n) h.far_above[num_above] = -1;
+    // The near pairs (i, i + o) of either list: the same bits as `right`, but
+    // where a bead's full list left out a partner whose own list holds it.
+    TRACKGEN_IVDEP
+    for (int i = 0; i < n; ++i) h.marks[i] = h.right[i];
+    for (int o = lo; o <= hi; ++o) {
+      TRACKGEN_IVDEP
+      for (int i = 0; i < n - o; ++i) h.marks[i] |= ((h.left[i + o] >> (hi - o)) & 1u) << (o - lo);
+    }
   }
 
   /// One near offset's pass over beads [begin, end): bead i adds the push of
@@ -401,32 +411,31 @@ struct HostLoops {
     for (int i = begin; i < end; ++i) add_push_to(sum, i, x.get(i), x.get(i + s), d, ((words[i] >> bit) & 1u) != 0u);
   }
 
-  /// Which near passes have a listed pair within the target, as bits o - lo of
-  /// `below` (bead i and i - o, on i's list) and `above` (i and i + o): one
-  /// vector distance test per offset serves both directions, the pair's
-  /// squared distance being the same float either way. A pass without one is
-  /// skipped, every lane would add +0.
-  TRACKGEN_FLATTEN void near_passes_needed(const Chain& x, const Distances& d, const NearSplit& h, int n, int lo,
-                                           int hi, std::uint32_t& below, std::uint32_t& above) const {
+  /// The near offsets o that have a pair (i, i + o) within the target on
+  /// either bead's list, as bits o - lo: one vector distance test per offset
+  /// serves both of its passes, the pair's squared distance being the same
+  /// float either way. A pass of any other offset is skipped, as every lane
+  /// would add +0; so may be one whose within-target pairs are only on the
+  /// other direction's lists (a list cut at the slots), which runs, adding +0.
+  TRACKGEN_FLATTEN std::uint32_t near_passes_needed(const Chain& x, const Distances& d, const NearSplit& h, int n,
+                                                    int lo, int hi) const {
     // Plain local pointers and integer masks: with reads through the Chain and
     // bool reductions GCC 12 leaves this loop scalar.
     const float* const xs = x.x;
     const float* const ys = x.y;
+    const std::uint32_t* const pairs = h.marks;
     const float t2 = d.target_sq;
-    below = 0u;
-    above = 0u;
+    std::uint32_t needed = 0u;
     for (int o = lo; o <= hi; ++o) {
-      std::uint32_t down = 0u, up = 0u;
+      std::uint32_t hits = 0u;
       TRACKGEN_IVDEP
       for (int i = 0; i < n - o; ++i) {  // the pair (i, i + o)
         const float dx = xs[i] - xs[i + o], dy = ys[i] - ys[i + o];
-        const std::uint32_t near = dx * dx + dy * dy < t2 ? 1u : 0u;
-        up |= near & (h.right[i] >> (o - lo));
-        down |= near & (h.left[i + o] >> (hi - o));
+        hits |= (dx * dx + dy * dy < t2 ? ~0u : 0u) & pairs[i];
       }
-      below |= (down & 1u) << (o - lo);
-      above |= (up & 1u) << (o - lo);
+      needed |= hits & (1u << (o - lo));
     }
+    return needed;
   }
 
   TRACKGEN_FLATTEN void cached_separation(const Chain& x, const Env& env, const Distances& d, const Cache& c,
@@ -442,13 +451,12 @@ struct HostLoops {
       for (int k = 0; k < m; ++k) add_push_if_near(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d);
       sum.set(i, sx, sy, sn);
     }
-    std::uint32_t below = 0u, above = 0u;
-    near_passes_needed(x, d, h, n, lo, hi, below, above);
+    const std::uint32_t needed = near_passes_needed(x, d, h, n, lo, hi);
     for (int o = hi; o >= lo; --o) {  // near below, j = i - o, farthest first
-      if (((below >> (o - lo)) & 1u) != 0u) near_pass(x, d, sum, h.left, hi - o, o, n, -o);
+      if (((needed >> (o - lo)) & 1u) != 0u) near_pass(x, d, sum, h.left, hi - o, o, n, -o);
     }
     for (int o = lo; o <= hi; ++o) {  // near above, j = i + o, nearest first
-      if (((above >> (o - lo)) & 1u) != 0u) near_pass(x, d, sum, h.right, o - lo, 0, n - o, o);
+      if (((needed >> (o - lo)) & 1u) != 0u) near_pass(x, d, sum, h.right, o - lo, 0, n - o, o);
     }
     for (int p = 0; p < n && h.far_above[p] >= 0; ++p) {  // far candidates above
       const int i = h.far_above[p], m = h.far[i];
