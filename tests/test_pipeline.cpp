@@ -137,6 +137,7 @@ TEMPLATE_TEST_CASE("pipeline: buffers are allocated per mode and labelled", "[pi
   CHECK(full.cell_start.extent(0) == 4u * 513u);
   CHECK(full.cell_items.extent(0) == 4u * 384u);
   CHECK(full.cheby_omega.extent(0) == 42u);
+  CHECK(trackgen::PipelineBuffers<TestType>::bytes_for(cfg) == full.device_bytes());
   cfg.relax_sep_every = 1;  // dense: no cache
   cfg.relax_accel = trackgen::RelaxAccel::none;
   cfg.N_max = 300;
@@ -147,6 +148,7 @@ TEMPLATE_TEST_CASE("pipeline: buffers are allocated per mode and labelled", "[pi
   CHECK(lean.cell_table() == 512);
   CHECK(lean.cell_start.extent(0) == 4u * 513u);
   CHECK(lean.cell_items.extent(0) == 4u * 300u);
+  CHECK(trackgen::PipelineBuffers<TestType>::bytes_for(cfg) == lean.device_bytes());
   CHECK(lean.device_bytes() < full.device_bytes());
   CHECK(full.device_bytes() > 4u * 384u * 8u * 3u);
 }

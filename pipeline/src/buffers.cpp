@@ -171,7 +171,8 @@ std::size_t PipelineBuffers<Space>::bytes_for(const TrackGenConfig& c) {
   const std::size_t chains = chebyshev_of(c) ? 3 : 2, slots = static_cast<std::size_t>(cache_slots_of(c));
   const std::size_t cells = std::bit_ceil(static_cast<unsigned>(std::max(c.N_max, 1)));
   std::size_t b = E * static_cast<std::size_t>(c.num_points) * v2 + E * i + M * v2 + scan * f;
-  b += E * (i + f) + M * v2 + M * 2 * chains * f + M * 3 * f + chebyshev_schedule(c).size() * f;
+  const std::size_t chain_floats = E * static_cast<std::size_t>(relax_chain_stride_for(c.N_max)) * 2 * chains;
+  b += E * (i + f) + M * v2 + chain_floats * f + M * 3 * f + chebyshev_schedule(c).size() * f;
   if (slots > 0)
     b += M * slots * i + 2 * M * i + (detail::is_host_space<Space>() ? detail::host_split_arrays * M * i : 0);
   b += M * v2 + 3 * M * f + E * (cells + 1) * i + M * i + 2 * E * i;

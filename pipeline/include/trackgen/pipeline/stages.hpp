@@ -115,10 +115,12 @@ class PipelineBuffers {
   int cell_table() const { return cell_table_; }
   /// Chains per env in relax_chains: 3 with Chebyshev, else 2.
   int relax_chain_count() const { return chebyshev_ ? 3 : 2; }
-  /// Floats per coordinate array of a chain in relax_chains: N_max beads and a
-  /// ghost bead on either side, where the host solve keeps copies of the closed
-  /// chain's last and first bead.
-  int relax_chain_stride() const { return n_max_ + 2; }
+  /// Floats per coordinate array of a chain in relax_chains for `n_max` beads:
+  /// the beads and a ghost bead on either side, where the host solve keeps
+  /// copies of the closed chain's last and first bead.
+  static constexpr int relax_chain_stride_for(int n_max) { return n_max + 2; }
+  /// relax_chain_stride_for(N_max) of these buffers.
+  int relax_chain_stride() const { return relax_chain_stride_for(n_max_); }
 
   /// Throws ConfigError (naming `api`) unless `config` has the shape these buffers
   /// were allocated for (num_envs, num_points, N_max, relaxation modes).
