@@ -150,6 +150,12 @@ struct NearPairsKernel {
     return m > 0.0f && closer_than(b, sj.c0, sj.c1, m);
   }
 
+  /// Whether two centre points at squared distance d2 are closer than the
+  /// thickness test allows (the separation half of the test, band aside).
+  KOKKOS_FUNCTION bool too_thin(const Env& v, float d2) const {
+    return d2 < v.sep2 && 0.5f * kmath::sqrt(d2) < min_thickness;
+  }
+
   /// Whether the pair (i, j) fails; d2 = |c_i - c_j|^2 <= reach^2 gates the
   /// tests that cannot fail farther. Thickness: the points are farther apart
   /// than the band and closer than 2 min_thickness. Loop check: a border point
@@ -157,8 +163,7 @@ struct NearPairsKernel {
   /// or, for non-adjacent segments, two segments of one loop closer than delta.
   KOKKOS_FUNCTION std::int32_t pair_fails(const Env& v, int i, const Seg& si, int j, float d2) const {
     const int circ = geom::circ_dist(i, j, v.cnt);
-    const std::int32_t sep =
-        circ > v.band && d2 < v.sep2 && 0.5f * kmath::sqrt(d2) < min_thickness ? InvalidReason::thickness : 0;
+    const std::int32_t sep = circ > v.band && too_thin(v, d2) ? InvalidReason::thickness : 0;
     return sep | (loops && loop_fails(v, i, si, j, d2, circ) ? InvalidReason::crossing : 0);
   }
 
@@ -205,7 +210,7 @@ struct NearPairsKernel {
   }
 
   /// Whether a pair of the env's centre points farther apart than the band
-  /// fails the thickness test (pair_fails' first half), over every such pair
+  /// fails the thickness test (too_thin), over every such pair
   /// (i, j > i): band < j - i < cnt - band. One thread; the j loop vectorizes.
   KOKKOS_FUNCTION bool thickness_fails(const Env& v) const {
     const Vec3f* const c = v.c;
@@ -214,8 +219,7 @@ struct NearPairsKernel {
       unsigned hit = 0u;
       const int end = kmath::min(v.cnt, i + v.cnt - v.band);
       for (int j = i + v.band + 1; j < end; ++j) {
-        const float d2 = length_sq(ci - xy(c[j]));
-        hit |= d2 < v.sep2 && 0.5f * kmath::sqrt(d2) < min_thickness ? 1u : 0u;
+        hit |= too_thin(v, length_sq(ci - xy(c[j]))) ? 1u : 0u;
       }
       if (hit != 0u) return true;
     }
