@@ -130,9 +130,10 @@ TEMPLATE_TEST_CASE("pipeline: buffers are allocated per mode and labelled", "[pi
   CHECK(full.sep_cache_idx.extent(0) == 4u * 384u);
   CHECK(full.sep_cache_idx.extent(1) == 16u);
   CHECK(full.relax_chain_count() == 3);  // read, write, Chebyshev previous
-  CHECK(full.relax_chain_stride() == 386);  // N_max and a ghost bead either side
-  CHECK(full.relax_chains.extent(0) == 4u * 386u * 2u * 3u);
-  CHECK(full.relax_sep.extent(0) == 4u * 384u * 3u);
+  CHECK(full.relax_bead_stride() == 400);   // N_max and a block of padding
+  CHECK(full.relax_chain_stride() == 401);  // a ghost bead, N_max, a ghost bead and the padding
+  CHECK(full.relax_chains.extent(0) == 4u * 401u * 2u * 3u);
+  CHECK(full.relax_sep.extent(0) == 4u * 400u * 3u);
   CHECK(full.cell_table() == 512);
   CHECK(full.cell_start.extent(0) == 4u * 513u);
   CHECK(full.cell_items.extent(0) == 4u * 384u);
@@ -144,7 +145,7 @@ TEMPLATE_TEST_CASE("pipeline: buffers are allocated per mode and labelled", "[pi
   trackgen::PipelineBuffers<TestType> lean(TestType(), cfg);
   CHECK(lean.sep_cache_idx.extent(0) == 0u);
   CHECK(lean.relax_chain_count() == 2);
-  CHECK(lean.relax_chains.extent(0) == 4u * 302u * 2u * 2u);
+  CHECK(lean.relax_chains.extent(0) == 4u * 317u * 2u * 2u);
   CHECK(lean.cell_table() == 512);
   CHECK(lean.cell_start.extent(0) == 4u * 513u);
   CHECK(lean.cell_items.extent(0) == 4u * 300u);

@@ -109,7 +109,8 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
   vec2(relaxed, "relaxed", M);
   flt(relax_chains, "relax_chains",
       static_cast<std::size_t>(E) * relax_chain_stride() * 2 * static_cast<std::size_t>(relax_chain_count()));
-  flt(relax_sep, "relax_sep", M * 3);
+  const std::size_t B = E * static_cast<std::size_t>(relax_bead_stride());
+  flt(relax_sep, "relax_sep", B * 3);
   cheby_omega_host = chebyshev_schedule(c);
   flt(cheby_omega, "cheby_omega", cheby_omega_host.size());
   {
@@ -123,7 +124,7 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
                               static_cast<std::size_t>(cache_slots_));
     i32(sep_cache_count, "sep_cache_count", M);
     i32(sep_overflow_flag, "sep_overflow_flag", M);
-    if (detail::is_host_space<Space>()) i32(sep_cache_split, "sep_cache_split", detail::host_split_arrays * M);
+    if (detail::is_host_space<Space>()) i32(sep_cache_split, "sep_cache_split", detail::host_split_arrays * B);
   }
 
   vec2(ctr2, "ctr2", M);
@@ -172,9 +173,10 @@ std::size_t PipelineBuffers<Space>::bytes_for(const TrackGenConfig& c) {
   const std::size_t cells = std::bit_ceil(static_cast<unsigned>(std::max(c.N_max, 1)));
   std::size_t b = E * static_cast<std::size_t>(c.num_points) * v2 + E * i + M * v2 + scan * f;
   const std::size_t chain_floats = E * static_cast<std::size_t>(relax_chain_stride_for(c.N_max)) * 2 * chains;
-  b += E * (i + f) + M * v2 + chain_floats * f + M * 3 * f + chebyshev_schedule(c).size() * f;
+  const std::size_t B = E * static_cast<std::size_t>(relax_bead_stride_for(c.N_max));
+  b += E * (i + f) + M * v2 + chain_floats * f + B * 3 * f + chebyshev_schedule(c).size() * f;
   if (slots > 0)
-    b += M * slots * i + 2 * M * i + (detail::is_host_space<Space>() ? detail::host_split_arrays * M * i : 0);
+    b += M * slots * i + 2 * M * i + (detail::is_host_space<Space>() ? detail::host_split_arrays * B * i : 0);
   b += M * v2 + 3 * M * f + E * (cells + 1) * i + M * i + 2 * E * i;
   b += E * static_cast<std::size_t>(z_knots_of(c)) * f;
   return b;

@@ -15,6 +15,10 @@ namespace trackgen::detail {
 /// space (relaxation::NearSplit in relax_loops.hpp).
 inline constexpr int host_split_arrays = 7;
 
+/// Lanes per block of a host vector pass of the relaxation
+/// (PipelineBuffers::relax_lane_block).
+inline constexpr int host_lane_block = PipelineBuffers<Kokkos::DefaultHostExecutionSpace>::relax_lane_block;
+
 template <class Space>
 using TeamMember = typename Kokkos::TeamPolicy<Space>::member_type;
 

@@ -54,8 +54,8 @@ struct RelaxSolveKernel {
 
   DView<Vec2f, Space> input;   // cs_center
   DView<Vec2f, Space> output;  // relaxed
-  DView<float, Space> chains;  // relax_chains: [E][chains][x, y][ghost, N_max, ghost]
-  DView<float, Space> sep;     // relax_sep: [E][sum x, sum y, count][N_max]
+  DView<float, Space> chains;  // relax_chains: [E][chains][x, y][ghost, N_max, ghost, padding]
+  DView<float, Space> sep;     // relax_sep: [E][sum x, sum y, count][N_max, padding]
   DView<int, Space> count;
   DView<int, Space> band;
   DView<float, Space> l0;
@@ -63,11 +63,12 @@ struct RelaxSolveKernel {
   CacheView cache_idx;
   DView<int, Space> cache_count;
   DView<int, Space> overflow_flag;
-  DView<int, Space> cache_split;   // host spaces: [E][NearSplit::arrays][N_max] list splits
+  DView<int, Space> cache_split;   // host spaces: [E][NearSplit::arrays][N_max, padding] list splits
   DView<int, Space> sep_overflow;  // Track [E]
 
   int n_max = 0;
   int num_chains = 2;
+  int bead_stride = 0;   // relax_bead_stride()
   int chain_stride = 0;  // relax_chain_stride()
   rx::Schedule schedule;
   rx::Distances dist;
@@ -91,18 +92,18 @@ struct RelaxSolveKernel {
 
   KOKKOS_FUNCTION void operator()(const detail::TeamMember<Space>& team) const {
     const int e = team.league_rank();
-    const std::size_t base = static_cast<std::size_t>(e) * n_max;
-    float* const sp = sep.data() + 3 * base;
+    const std::size_t base = static_cast<std::size_t>(e) * n_max, padded = static_cast<std::size_t>(e) * bead_stride;
+    float* const sp = sep.data() + 3 * padded;
     const rx::EnvSolve a{
         .env = {kmath::max(kmath::min(count(e), n_max), 0), kmath::max(band(e), 0), l0(e)},
         .n_max = n_max,
         .chains = {chain(e, 0), chain(e, 1), chain(e, 2)},
         .input = input.data() + base,
         .output = output.data() + base,
-        .sums = {sp, sp + n_max, sp + 2 * n_max},
+        .sums = {sp, sp + bead_stride, sp + 2 * bead_stride},
         .cache = {at(cache_idx, base), cache_idx.stride(1), at(cache_count, base), at(overflow_flag, base),
                   schedule.slots},
-        .split = rx::NearSplit::at(at(cache_split, rx::NearSplit::arrays * base), n_max),
+        .split = rx::NearSplit::at(at(cache_split, rx::NearSplit::arrays * padded), bead_stride),
         .omega = omega.data(),
         .schedule = schedule,
         .dist = dist,
@@ -164,6 +165,7 @@ void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
                                   .sep_overflow = track.sep_overflow,
                                   .n_max = buffers.n_max(),
                                   .num_chains = buffers.relax_chain_count(),
+                                  .bead_stride = buffers.relax_bead_stride(),
                                   .chain_stride = buffers.relax_chain_stride(),
                                   .schedule = schedule,
                                   .dist = rx::distances_of(c),

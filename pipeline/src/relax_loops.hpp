@@ -39,8 +39,8 @@ struct Env {
 };
 
 /// One chain of an env in structure-of-arrays form. HostLoops::chain also
-/// writes its ghost beads -1 and count (the solve's chains have room for both,
-/// PipelineBuffers::relax_chain_stride).
+/// writes its ghost beads -1 and count, and its passes the padding beads after
+/// them (the solve's chains have room for all, PipelineBuffers::relax_chain_stride).
 struct Chain {
   float* x;
   float* y;
@@ -211,8 +211,9 @@ KOKKOS_INLINE_FUNCTION void refresh_candidates(const Chain& x, const Env& env, c
 /// `far_above` list, ascending, the beads that have far entries below and above,
 /// ended by -1 when shorter than the chain. `marks` is the refresh's partner bit
 /// word per bead; after the refresh it holds the near pairs of bead i, bit
-/// o - band - 1 for the pair (i, i + o) on either bead's list. Seven [N_max]
-/// arrays per env.
+/// o - band - 1 for the pair (i, i + o) on either bead's list. Seven arrays of
+/// PipelineBuffers::relax_bead_stride entries per env; `left`, `right` and
+/// `marks` are zero for the block of beads after the last one.
 struct NearSplit {
   std::uint32_t* left;
   std::uint32_t* right;
@@ -221,18 +222,18 @@ struct NearSplit {
   std::int32_t* far_above;
   std::uint32_t* marks;
   std::int32_t* far;
-  /// The number of [N_max] arrays of a split.
+  /// The number of arrays of a split.
   static constexpr int arrays = host_split_arrays;
   /// The split of the env whose arrays start at `base` (null: none).
-  KOKKOS_INLINE_FUNCTION static NearSplit at(std::int32_t* base, int n_max) {
+  KOKKOS_INLINE_FUNCTION static NearSplit at(std::int32_t* base, int stride) {
     if (base == nullptr) return {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
     return {reinterpret_cast<std::uint32_t*>(base),
-            reinterpret_cast<std::uint32_t*>(base + n_max),
-            base + 2 * n_max,
-            base + 3 * n_max,
-            base + 4 * n_max,
-            reinterpret_cast<std::uint32_t*>(base + 5 * n_max),
-            base + 6 * n_max};
+            reinterpret_cast<std::uint32_t*>(base + stride),
+            base + 2 * stride,
+            base + 3 * stride,
+            base + 4 * stride,
+            reinterpret_cast<std::uint32_t*>(base + 5 * stride),
+            base + 6 * stride};
   }
 };
 
@@ -289,9 +290,18 @@ KOKKOS_INLINE_FUNCTION std::uint32_t shift_bits(std::uint32_t w, int sh) {
   return sh >= 0 ? w << sh : w >> -sh;
 }
 
+/// `count` rounded up to whole host lane blocks (0 for count <= 0): the trip
+/// count of a padded host pass.
+KOKKOS_INLINE_FUNCTION int padded(int count) {
+  return (kmath::max(count, 0) + host_lane_block - 1) & -host_lane_block;
+}
+
 /// Loop shapes of a host space: a team is one thread, and every bead loop runs
 /// in index order over contiguous arrays so that the compiler vectorizes it
-/// across beads (passes need no barrier).
+/// across beads (passes need no barrier). The hot passes run whole blocks of
+/// host_lane_block lanes (padded): the lanes past the last bead compute
+/// padding that no real bead reads, where a scalar remainder loop would
+/// otherwise run up to 15 beads one at a time.
 ///  - Refresh: partner-major over words of 32 partners, a vector pass per
 ///    partner marks the beads within the radius in a bit word per bead, then
 ///    each bead takes its marked partners in index order, up to the slots (the
@@ -318,7 +328,8 @@ struct HostLoops {
   /// f(i, previous, next) over the closed chain of n beads whose neighbours f
   /// reads from `x`: one vector loop with contiguous neighbours, bead 0's
   /// previous and bead n - 1's next being x's ghost beads -1 and n, which get
-  /// copies of beads n - 1 and 0 first.
+  /// copies of beads n - 1 and 0 first. The loop runs on over the padding
+  /// beads to padded(n).
   template <class F>
   TRACKGEN_FLATTEN void chain(const Chain& x, int n, const F& f) const {
     if (n < 3) {
@@ -327,8 +338,9 @@ struct HostLoops {
     }
     x.set(-1, x.get(n - 1));
     x.set(n, x.get(0));
+    const int m = padded(n);
     TRACKGEN_IVDEP
-    for (int i = 0; i < n; ++i) f(i, i - 1, i + 1);
+    for (int i = 0; i < m; ++i) f(i, i - 1, i + 1);
   }
 
   /// Refreshes every bead's list, as refresh_candidates does, held as NearSplit says.
@@ -351,11 +363,12 @@ struct HostLoops {
         const OutsideBand r(j, n, env.band);
         const float xj = x.x[j], yj = x.y[j];
         const std::uint32_t bit = 1u << (j - w0);
-        auto mark = [&](const int lo_i, const int hi_i) {
+        auto mark = [&](const int lo_i, const int hi_i) {  // padded, lanes past hi_i masked
+          const int end = lo_i + padded(hi_i - lo_i + 1);
           TRACKGEN_IVDEP
-          for (int i = lo_i; i <= hi_i; ++i) {
+          for (int i = lo_i; i < end; ++i) {
             const float dx = x.x[i] - xj, dy = x.y[i] - yj;
-            h.marks[i] |= dx * dx + dy * dy < r2 ? bit : 0u;
+            h.marks[i] |= i <= hi_i && dx * dx + dy * dy < r2 ? bit : 0u;
           }
         };
         mark(r.lo1, r.hi1);
@@ -400,15 +413,22 @@ struct HostLoops {
       TRACKGEN_IVDEP
       for (int i = 0; i < n - o; ++i) h.marks[i] |= ((h.left[i + o] >> (hi - o)) & 1u) << (o - lo);
     }
+    for (int i = n; i < n + host_lane_block; ++i) {  // what the padded passes read past the last bead
+      h.left[i] = 0u;
+      h.right[i] = 0u;
+      h.marks[i] = 0u;
+    }
   }
 
   /// One near offset's pass over beads [begin, end): bead i adds the push of
   /// bead i + s when bit `bit` of words[i] lists it (add_push), as one vector
-  /// loop whose lanes add their bead's push or +0.
+  /// loop whose lanes add their bead's push or +0. Padded: the lanes past `end`
+  /// are unlisted (their beads' words have no pair at offset s) or padding.
   TRACKGEN_FLATTEN void near_pass(const Chain& x, const Distances& d, const SepSums& sum, const std::uint32_t* words,
                                   int bit, int begin, int end, int s) const {
+    const int stop = begin + padded(end - begin);
     TRACKGEN_IVDEP
-    for (int i = begin; i < end; ++i) add_push_to(sum, i, x.get(i), x.get(i + s), d, ((words[i] >> bit) & 1u) != 0u);
+    for (int i = begin; i < stop; ++i) add_push_to(sum, i, x.get(i), x.get(i + s), d, ((words[i] >> bit) & 1u) != 0u);
   }
 
   /// The near offsets o that have a pair (i, i + o) within the target on
@@ -428,8 +448,9 @@ struct HostLoops {
     std::uint32_t needed = 0u;
     for (int o = lo; o <= hi; ++o) {
       std::uint32_t hits = 0u;
+      const int m = padded(n - o);  // past n - o: no pair at offset o
       TRACKGEN_IVDEP
-      for (int i = 0; i < n - o; ++i) {  // the pair (i, i + o)
+      for (int i = 0; i < m; ++i) {  // the pair (i, i + o)
         const float dx = xs[i] - xs[i + o], dy = ys[i] - ys[i + o];
         hits |= (dx * dx + dy * dy < t2 ? ~0u : 0u) & pairs[i];
       }
@@ -442,8 +463,9 @@ struct HostLoops {
                                           const NearSplit& h, const SepSums& sum) const {
     const int n = env.count;
     const int lo = env.band + 1, hi = env.band + near_width(env, d);
+    const int m = padded(n);
     TRACKGEN_IVDEP
-    for (int i = 0; i < n; ++i) sum.set(i, 0.0f, 0.0f, 0.0f);
+    for (int i = 0; i < m; ++i) sum.set(i, 0.0f, 0.0f, 0.0f);
     for (int p = 0; p < n && h.far_below[p] >= 0; ++p) {  // far candidates below
       const int i = h.far_below[p], m = h.below[i];
       float sx = 0.0f, sy = 0.0f, sn = 0.0f;

@@ -115,10 +115,20 @@ class PipelineBuffers {
   int cell_table() const { return cell_table_; }
   /// Chains per env in relax_chains: 3 with Chebyshev, else 2.
   int relax_chain_count() const { return chebyshev_ ? 3 : 2; }
+  /// Lanes of the widest host vector pass of the solve: a host pass rounds its
+  /// trip count up to a whole number of such blocks, so the beads past an env's
+  /// last one (padding) run in the vector loop instead of a scalar remainder.
+  static constexpr int relax_lane_block = 16;
+  /// Entries per env of each per-bead array of the solve's scratch (relax_sep,
+  /// sep_cache_split) for `n_max` beads: the beads and a block of padding.
+  static constexpr int relax_bead_stride_for(int n_max) { return n_max + relax_lane_block; }
+  /// relax_bead_stride_for(N_max) of these buffers.
+  int relax_bead_stride() const { return relax_bead_stride_for(n_max_); }
   /// Floats per coordinate array of a chain in relax_chains for `n_max` beads:
-  /// the beads and a ghost bead on either side, where the host solve keeps
-  /// copies of the closed chain's last and first bead.
-  static constexpr int relax_chain_stride_for(int n_max) { return n_max + 2; }
+  /// a ghost bead, where the host solve keeps a copy of the closed chain's last
+  /// bead, then the beads, the ghost after them (a copy of the first) and the
+  /// rest of the padding.
+  static constexpr int relax_chain_stride_for(int n_max) { return relax_bead_stride_for(n_max) + 1; }
   /// relax_chain_stride_for(N_max) of these buffers.
   int relax_chain_stride() const { return relax_chain_stride_for(n_max_); }
 
@@ -150,13 +160,15 @@ class PipelineBuffers {
   /// right after, bead i at entry i + 1; C = relax_chain_count() (read, write,
   /// and the Chebyshev previous chain), S = relax_chain_stride()
   FloatView relax_chains;
-  FloatView relax_sep;   ///< [E * 3 * N_max] per-bead separation sums (x, y) and counts of a sweep, env major
+  /// [E * 3 * B] per-bead separation sums (x, y) and counts of a sweep, env
+  /// major, B = relax_bead_stride()
+  FloatView relax_sep;
   FloatView cheby_omega;               ///< device copy of chebyshev_schedule(config)
   std::vector<float> cheby_omega_host; ///< chebyshev_schedule(config)
   CacheView sep_cache_idx;   ///< [E*N_max, slots] candidate bead indices; empty without cache
   IntView sep_cache_count;   ///< [E*N_max] candidates per bead; empty without cache
   IntView sep_overflow_flag; ///< [E*N_max] 1 if the bead's list overflowed in this solve
-  /// [E*7*N_max] on host spaces with the cache: how each bead's list splits
+  /// [E*7*B] on host spaces with the cache: how each bead's list splits
   /// into far and near candidates, the host solve's scratch
   /// (docs/algorithms.md#how-the-solve-runs); empty otherwise
   IntView sep_cache_split;
