@@ -225,7 +225,77 @@ TEMPLATE_TEST_CASE("relaxation: every host instruction set gives the same bits i
   }
 }
 
-// The host loop shapes (partner-major refresh, near bit words, skipped near
+// The host refresh (pair-major, near bit words, far entries, lists cut at the
+// slots) against the per-bead scan the GPU runs: bead by bead the same ascending
+// list, count and overflow flag, for short, cut and long lists.
+TEMPLATE_TEST_CASE("relaxation: the host refresh lists what the per-bead scan lists", "[pipeline][relax]",
+                   TRACKGEN_TEST_HOST_SPACES) {
+  namespace rx = trackgen::detail::relaxation;
+  auto cfg = tt::stage_config(5);
+  tt::StageRig<TestType> rig(cfg);
+  tt::Loop rose(256);  // r = cos 3t: three passes through the centre, the middle one with partners either side
+  for (int i = 0; i < 256; ++i) {
+    const double t = 0.5 * tt::two_pi * i / 256, r = 1.2 * std::cos(3.0 * t);
+    rose[static_cast<std::size_t>(i)] = {static_cast<float>(r * std::cos(t)), static_cast<float>(r * std::sin(t))};
+  }
+  rig.load({tt::pinched(256), tt::wobbly(256, 1.0, 0.3, 5, 0.2), tt::figure_eight(256), rose,
+            tt::wobbly(256, 1.2, 0.45, 9, 0.1)});
+  rig.resample();
+  rig.relax_all();  // band and L0
+  const auto input = rig.cs_center();
+  const auto count = rig.count();
+  const auto band = tt::to_vector(rig.buffers.band);
+  const auto l0 = tt::to_vector(rig.buffers.l0);
+  const rx::Distances dist = rx::distances_of(trackgen::pipeline_constants(cfg));
+  const int n_max = rig.buffers.n_max(), stride = rig.buffers.relax_bead_stride();
+  int cut = 0, far_both = 0;  // what the cases reached: cut lists, uncut ones with far entries either side
+  for (const int slots : {2, 3, 5, 16, 40}) {
+    for (int e = 0; e < cfg.num_envs; ++e) {
+      INFO("slots " << slots << ", env " << e);
+      const rx::Env env{count[e], band[e], l0[e]};
+      std::vector<float> coords(2 * static_cast<std::size_t>(rig.buffers.relax_chain_stride()));
+      const rx::Chain x{&coords[1], &coords[1 + rig.buffers.relax_chain_stride()]};
+      for (int i = 0; i < env.count; ++i) x.set(i, input[static_cast<std::size_t>(e) * n_max + i]);
+      std::vector<std::int32_t> host_idx(static_cast<std::size_t>(slots) * n_max), host_count(n_max),
+          host_flag(n_max, 1), split(static_cast<std::size_t>(rx::NearSplit::arrays) * stride);
+      std::vector<std::int32_t> scan_idx(host_idx.size()), scan_count(n_max), scan_flag(n_max, 1);
+      const rx::Cache host{host_idx.data(), static_cast<std::size_t>(n_max), host_count.data(), host_flag.data(),
+                           slots};
+      const rx::Cache scan{scan_idx.data(), static_cast<std::size_t>(n_max), scan_count.data(), scan_flag.data(),
+                           slots};
+      const rx::NearSplit h = rx::NearSplit::at(split.data(), stride);
+      for (const bool first : {true, false}) {
+        rx::HostLoops{}.refresh(x, env, dist, host, h, first);
+        for (int i = 0; i < env.count; ++i) rx::refresh_candidates(x, env, dist, scan, i, first);
+      }
+      const int lo = env.band + 1, hi = env.band + rx::near_width(env, dist);
+      for (int i = 0; i < env.count; ++i) {
+        INFO("bead " << i);
+        std::vector<int> listed;  // far below, near below, near above, far above
+        auto far = [&](int k) { return host_idx[i + static_cast<std::size_t>(k) * n_max]; };
+        for (int k = 0; k < h.below[i]; ++k) listed.push_back(far(k));
+        for (int t = 0; t < 32; ++t) {
+          if ((h.left[i] >> t) & 1u) listed.push_back(i - hi + t);
+        }
+        for (int t = 0; t < 32; ++t) {
+          if ((h.right[i] >> t) & 1u) listed.push_back(i + lo + t);
+        }
+        for (int k = h.below[i]; k < h.far[i]; ++k) listed.push_back(far(k));
+        std::vector<int> scanned;
+        for (int k = 0; k < scan_count[i]; ++k) scanned.push_back(scan_idx[i + static_cast<std::size_t>(k) * n_max]);
+        CHECK(listed == scanned);
+        CHECK(host_count[i] == scan_count[i]);
+        CHECK(host_flag[i] == scan_flag[i]);
+        cut += host_flag[i];
+        far_both += host_flag[i] == 0 && h.below[i] > 0 && h.far[i] > h.below[i] ? 1 : 0;
+      }
+    }
+  }
+  CHECK(cut > 0);
+  CHECK(far_both > 0);
+}
+
+// The host loop shapes (pair-major refresh, near bit words, skipped near
 // passes, far lists) against the per-bead shape the GPU runs, both run here on
 // the host: the same relaxed bits and overflow counts, env by env.
 TEMPLATE_TEST_CASE("relaxation: the host solve gives the bits of the per-bead solve", "[pipeline][relax]",

@@ -209,9 +209,8 @@ KOKKOS_INLINE_FUNCTION void refresh_candidates(const Chain& x, const Env& env, c
 /// The far ones are the cache's first `far[i]` entries, the `below[i]` below the
 /// bead first (the cache's count is the whole list's). `far_below` and
 /// `far_above` list, ascending, the beads that have far entries below and above,
-/// ended by -1 when shorter than the chain. `marks` is the refresh's partner bit
-/// word per bead; after the refresh it holds the near pairs of bead i, bit
-/// o - band - 1 for the pair (i, i + o) on either bead's list. Seven arrays of
+/// ended by -1 when shorter than the chain. `marks` holds the near pairs of
+/// bead i, bit o - band - 1 for the pair (i, i + o) on either bead's list. Seven arrays of
 /// PipelineBuffers::relax_bead_stride entries per env; `left`, `right` and
 /// `marks` are zero for the block of beads after the last one.
 struct NearSplit {
@@ -257,16 +256,6 @@ KOKKOS_INLINE_FUNCTION int near_width(const Env& env, const Distances& d) {
 #define TRACKGEN_FLATTEN KOKKOS_INLINE_FUNCTION
 #endif
 
-/// Index of the lowest set bit of a nonzero word (std::countr_zero, callable
-/// wherever the loop shapes compile).
-KOKKOS_INLINE_FUNCTION int lowest_bit(std::uint32_t b) {
-#if defined(__CUDA_ARCH__)
-  return __ffs(static_cast<int>(b)) - 1;
-#else
-  return __builtin_ctz(b);
-#endif
-}
-
 /// The number of set bits of a word (std::popcount, callable wherever the loop
 /// shapes compile).
 KOKKOS_INLINE_FUNCTION int bit_count(std::uint32_t b) {
@@ -275,19 +264,6 @@ KOKKOS_INLINE_FUNCTION int bit_count(std::uint32_t b) {
 #else
   return __builtin_popcount(b);
 #endif
-}
-
-/// The bits [a, b] of a 32-bit word (none when the range misses [0, 31]).
-KOKKOS_INLINE_FUNCTION std::uint32_t bit_range(int a, int b) {
-  const int lo = kmath::max(a, 0), hi = kmath::min(b, 31);
-  if (lo > hi) return 0u;
-  return static_cast<std::uint32_t>((std::uint64_t{2} << hi) - (std::uint64_t{1} << lo));
-}
-
-/// Word w moved `sh` bits up (down for sh < 0); bits moved past either end are lost.
-KOKKOS_INLINE_FUNCTION std::uint32_t shift_bits(std::uint32_t w, int sh) {
-  if (sh >= 32 || sh <= -32) return 0u;
-  return sh >= 0 ? w << sh : w >> -sh;
 }
 
 /// `count` rounded up to whole host lane blocks (0 for count <= 0): the trip
@@ -302,11 +278,11 @@ KOKKOS_INLINE_FUNCTION int padded(int count) {
 /// host_lane_block lanes (padded): the lanes past the last bead compute
 /// padding that no real bead reads, where a scalar remainder loop would
 /// otherwise run up to 15 beads one at a time.
-///  - Refresh: partner-major over words of 32 partners, a vector pass per
-///    partner marks the beads within the radius in a bit word per bead, then
-///    each bead takes its marked partners in index order, up to the slots (the
-///    same lists, and overflows, as the per-bead scan): the near ones as bits
-///    (NearSplit), the far ones, few, as cache entries.
+///  - Refresh: pair-major, a vector pass per offset tests each pair outside
+///    the band once and sets the near ones' bits (NearSplit) in both beads'
+///    words; the far ones, few, become cache entries. A list longer than the
+///    slots is cut by a per-bead scan (the same lists, and overflows, as the
+///    per-bead scan everywhere).
 ///  - Separation: a bead's sum still adds its candidates in ascending index
 ///    order: a per-bead pass over the far entries below, then one vector pass
 ///    per near offset (the nearest last below the bead, first above it), each
@@ -343,60 +319,131 @@ struct HostLoops {
     for (int i = 0; i < m; ++i) f(i, i - 1, i + 1);
   }
 
-  /// Refreshes every bead's list, as refresh_candidates does, held as NearSplit says.
+  /// Bead i's list, longer than the slots, as the per-bead scan cuts it: its
+  /// first `slots` partners in ascending order, split into near bits and far
+  /// entries (the rest of the refresh holds too many to keep them in order).
+  KOKKOS_INLINE_FUNCTION static void cut_list(const Chain& x, const Env& env, const Distances& d, const Cache& c,
+                                              const NearSplit& h, int i, int lo, int hi) {
+    const float r2 = d.cache_radius * d.cache_radius;
+    const float xi = x.x[i], yi = x.y[i];
+    const OutsideBand r(i, env.count, env.band);
+    std::uint32_t near_left = 0u, near_right = 0u;
+    int kept = 0, far = 0, far_below = 0;
+    for (int part = 0; part < 2; ++part) {
+      const int j_lo = part == 0 ? r.lo1 : r.lo2, j_hi = part == 0 ? r.hi1 : r.hi2;
+      for (int j = j_lo; j <= j_hi && kept < c.slots; ++j) {
+        const float dx = xi - x.x[j], dy = yi - x.y[j];
+        if (!(dx * dx + dy * dy < r2)) continue;
+        ++kept;
+        if (j >= i - hi && j <= i - lo) {
+          near_left |= 1u << (j - i + hi);
+        } else if (j >= i + lo && j <= i + hi) {
+          near_right |= 1u << (j - i - lo);
+        } else {
+          c.idx[i + static_cast<std::size_t>(far) * c.stride] = j;
+          ++far;
+          far_below += j < i ? 1 : 0;
+        }
+      }
+    }
+    c.count[i] = kept;
+    h.left[i] = near_left;
+    h.right[i] = near_right;
+    h.below[i] = far_below;
+    h.far[i] = far;
+  }
+
+  /// Bead i's far entries, `fa` above it at the bottom of its cache entries and
+  /// `fb` below it at the top, as one ascending list: those below, then those
+  /// above (a rotation of the entries, moved next to each other first).
+  KOKKOS_INLINE_FUNCTION static void front_below(const Cache& c, int i, int fa, int fb) {
+    auto at = [&](const int k) -> std::int32_t& { return c.idx[i + static_cast<std::size_t>(k) * c.stride]; };
+    for (int k = 0; k < fb; ++k) at(fa + k) = at(c.slots - fb + k);
+    auto reverse = [&](int a, int b) {  // [a, b)
+      for (--b; a < b; ++a, --b) {
+        const std::int32_t t = at(a);
+        at(a) = at(b);
+        at(b) = t;
+      }
+    };
+    reverse(0, fa);
+    reverse(fa, fa + fb);
+    reverse(0, fa + fb);
+  }
+
+  /// Refreshes every bead's list, as refresh_candidates does, held as NearSplit
+  /// says: pair-major, each pair (i, i + o) outside the band tested once (its
+  /// squared distance is the same float from either bead), one vector pass per
+  /// offset. A near offset's pass sets the pair's bits in both beads' words; a
+  /// far offset's pass only tests whether any pair is within the radius, and
+  /// only then lists its pairs, bead i's far partner above it from the bottom
+  /// of its cache entries and bead i + o's below it from the top (offsets
+  /// ascending: the ones above arrive ascending, the ones below descending).
+  /// Then each bead counts its list: one longer than the slots is listed again
+  /// by a per-bead scan (cut_list), the others move their far entries below to
+  /// the front. The same lists, and overflows, as the per-bead scan.
   TRACKGEN_FLATTEN void refresh(const Chain& x, const Env& env, const Distances& d, const Cache& c,
                                 const NearSplit& h, bool first) const {
-    const int n = env.count;
+    const int n = env.count, slots = c.slots;
     const float r2 = d.cache_radius * d.cache_radius;
     const int lo = env.band + 1, hi = env.band + near_width(env, d);  // near offsets [lo, hi]
-    for (int i = 0; i < n; ++i) {
-      c.count[i] = 0;
-      h.below[i] = 0;
-      h.far[i] = 0;
-      h.left[i] = 0u;
-      h.right[i] = 0u;
-      if (first) c.overflow[i] = 0;
+    const int top = n - env.band - 1;  // the largest offset of a pair outside the band
+    const float* const xs = x.x;
+    const float* const ys = x.y;
+    std::uint32_t* const left = h.left;
+    std::uint32_t* const right = h.right;
+    std::int32_t* const below = h.below;  // far entries below the bead
+    std::int32_t* const above = h.far;    // far entries above it, until the counts (then all far ones)
+    const int m = padded(n);
+    TRACKGEN_IVDEP
+    for (int i = 0; i < m; ++i) {
+      left[i] = 0u;
+      right[i] = 0u;
+      below[i] = 0;
+      above[i] = 0;
     }
-    for (int w0 = 0; w0 < n; w0 += 32) {
-      for (int i = 0; i < n; ++i) h.marks[i] = 0u;
-      for (int j = w0; j < kmath::min(w0 + 32, n); ++j) {  // bead i is outside j's band iff j is outside i's
-        const OutsideBand r(j, n, env.band);
-        const float xj = x.x[j], yj = x.y[j];
-        const std::uint32_t bit = 1u << (j - w0);
-        auto mark = [&](const int lo_i, const int hi_i) {  // padded, lanes past hi_i masked
-          const int end = lo_i + padded(hi_i - lo_i + 1);
-          TRACKGEN_IVDEP
-          for (int i = lo_i; i < end; ++i) {
-            const float dx = x.x[i] - xj, dy = x.y[i] - yj;
-            h.marks[i] |= i <= hi_i && dx * dx + dy * dy < r2 ? bit : 0u;
-          }
-        };
-        mark(r.lo1, r.hi1);
-        mark(r.lo2, r.hi2);
+    for (int o = lo; o <= kmath::min(hi, top); ++o) {
+      const int pairs = n - o, end = padded(pairs);  // lanes past the last pair masked
+      TRACKGEN_IVDEP
+      for (int i = 0; i < end; ++i) {
+        const float dx = xs[i] - xs[i + o], dy = ys[i] - ys[i + o];
+        const std::uint32_t hit = i < pairs && dx * dx + dy * dy < r2 ? 1u : 0u;
+        right[i] |= hit << (o - lo);
+        left[i + o] |= hit << (hi - o);
       }
-      for (int i = 0; i < n; ++i) {
-        std::uint32_t b = h.marks[i];
-        if (b == 0u) continue;
-        const int room = c.slots - c.count[i];
-        if (bit_count(b) > room) {  // keep the `room` lowest: the list's first entries
-          c.overflow[i] = 1;
-          std::uint32_t kept = 0u;
-          for (int k = 0; k < room; ++k, b &= b - 1u) kept |= b & (0u - b);
-          b = kept;
-        }
-        c.count[i] += bit_count(b);
-        // partner w0 + s is j = i - hi + t in `left` (t = s + w0 - i + hi), j = i + lo + t in `right`
-        const std::uint32_t near_left = b & bit_range(i - hi - w0, i - lo - w0);
-        const std::uint32_t near_right = b & bit_range(i + lo - w0, i + hi - w0);
-        h.left[i] |= shift_bits(near_left, w0 - i + hi);
-        h.right[i] |= shift_bits(near_right, w0 - i - lo);
-        for (std::uint32_t f = b & ~(near_left | near_right); f != 0u; f &= f - 1u) {  // far: rare
-          const int j = w0 + lowest_bit(f);
-          c.idx[i + h.far[i] * c.stride] = j;
-          ++h.far[i];
-          h.below[i] += j < i ? 1 : 0;
-        }
+    }
+    const std::size_t stride = c.stride;
+    for (int o = kmath::max(hi + 1, lo); o <= top; ++o) {
+      const int pairs = n - o, end = padded(pairs);
+      std::uint32_t any = 0u;
+      TRACKGEN_IVDEP
+      for (int i = 0; i < end; ++i) {
+        const float dx = xs[i] - xs[i + o], dy = ys[i] - ys[i + o];
+        any |= i < pairs && dx * dx + dy * dy < r2 ? 1u : 0u;
       }
+      if (any == 0u) continue;
+      for (int i = 0; i < pairs; ++i) {  // rare: where the track comes back near itself
+        const float dx = xs[i] - xs[i + o], dy = ys[i] - ys[i + o];
+        if (!(dx * dx + dy * dy < r2)) continue;
+        const int j = i + o;
+        if (above[i] + below[i] < slots) c.idx[i + static_cast<std::size_t>(above[i]) * stride] = j;
+        ++above[i];
+        if (above[j] + below[j] < slots) c.idx[j + static_cast<std::size_t>(slots - 1 - below[j]) * stride] = i;
+        ++below[j];
+      }
+    }
+    for (int i = 0; i < n; ++i) {
+      const int fb = below[i], fa = above[i];
+      const int total = fb + fa + bit_count(left[i]) + bit_count(right[i]);
+      const int over = total > slots ? 1 : 0;
+      c.overflow[i] = first ? over : (c.overflow[i] | over);
+      if (over != 0) {
+        cut_list(x, env, d, c, h, i, lo, hi);
+        continue;
+      }
+      c.count[i] = total;
+      above[i] = fb + fa;
+      if (fb > 0) front_below(c, i, fa, fb);
     }
     int num_below = 0, num_above = 0;
     for (int i = 0; i < n; ++i) {
