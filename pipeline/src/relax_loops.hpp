@@ -319,34 +319,27 @@ struct HostLoops {
     for (int i = 0; i < m; ++i) f(i, i - 1, i + 1);
   }
 
-  /// Bead i's list, longer than the slots, as the per-bead scan cuts it: its
-  /// first `slots` partners in ascending order, split into near bits and far
-  /// entries (the rest of the refresh holds too many to keep them in order).
+  /// Bead i's list, longer than the slots, as the per-bead scan cuts it
+  /// (refresh_candidates: its first `slots` partners in ascending order, and
+  /// its overflow flag), then split in place into near bits and far entries
+  /// (the rest of the refresh holds too many to keep them in order).
   KOKKOS_INLINE_FUNCTION static void cut_list(const Chain& x, const Env& env, const Distances& d, const Cache& c,
-                                              const NearSplit& h, int i, int lo, int hi) {
-    const float r2 = d.cache_radius * d.cache_radius;
-    const float xi = x.x[i], yi = x.y[i];
-    const OutsideBand r(i, env.count, env.band);
+                                              const NearSplit& h, int i, int lo, int hi, bool first) {
+    refresh_candidates(x, env, d, c, i, first);
     std::uint32_t near_left = 0u, near_right = 0u;
-    int kept = 0, far = 0, far_below = 0;
-    for (int part = 0; part < 2; ++part) {
-      const int j_lo = part == 0 ? r.lo1 : r.lo2, j_hi = part == 0 ? r.hi1 : r.hi2;
-      for (int j = j_lo; j <= j_hi && kept < c.slots; ++j) {
-        const float dx = xi - x.x[j], dy = yi - x.y[j];
-        if (!(dx * dx + dy * dy < r2)) continue;
-        ++kept;
-        if (j >= i - hi && j <= i - lo) {
-          near_left |= 1u << (j - i + hi);
-        } else if (j >= i + lo && j <= i + hi) {
-          near_right |= 1u << (j - i - lo);
-        } else {
-          c.idx[i + static_cast<std::size_t>(far) * c.stride] = j;
-          ++far;
-          far_below += j < i ? 1 : 0;
-        }
+    int far = 0, far_below = 0;
+    for (int k = 0; k < c.count[i]; ++k) {  // far entries move down in place: far <= k
+      const int j = c.idx[i + static_cast<std::size_t>(k) * c.stride];
+      if (j >= i - hi && j <= i - lo) {
+        near_left |= 1u << (j - i + hi);
+      } else if (j >= i + lo && j <= i + hi) {
+        near_right |= 1u << (j - i - lo);
+      } else {
+        c.idx[i + static_cast<std::size_t>(far) * c.stride] = j;
+        ++far;
+        far_below += j < i ? 1 : 0;
       }
     }
-    c.count[i] = kept;
     h.left[i] = near_left;
     h.right[i] = near_right;
     h.below[i] = far_below;
@@ -413,7 +406,7 @@ struct HostLoops {
       }
     }
     const std::size_t stride = c.stride;
-    for (int o = kmath::max(hi + 1, lo); o <= top; ++o) {
+    for (int o = hi + 1; o <= top; ++o) {  // hi >= band: past the near offsets
       const int pairs = n - o, end = padded(pairs);
       std::uint32_t any = 0u;
       TRACKGEN_IVDEP
@@ -435,12 +428,11 @@ struct HostLoops {
     for (int i = 0; i < n; ++i) {
       const int fb = below[i], fa = above[i];
       const int total = fb + fa + bit_count(left[i]) + bit_count(right[i]);
-      const int over = total > slots ? 1 : 0;
-      c.overflow[i] = first ? over : (c.overflow[i] | over);
-      if (over != 0) {
-        cut_list(x, env, d, c, h, i, lo, hi);
+      if (total > slots) {  // sets the overflow flag too
+        cut_list(x, env, d, c, h, i, lo, hi, first);
         continue;
       }
+      if (first) c.overflow[i] = 0;
       c.count[i] = total;
       above[i] = fb + fa;
       if (fb > 0) front_below(c, i, fa, fb);
