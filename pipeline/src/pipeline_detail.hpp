@@ -13,7 +13,7 @@ namespace trackgen::detail {
 
 /// [N_max] int arrays per env of the relaxation's separation-cache split on a host
 /// space (relaxation::NearSplit in relax_loops.hpp).
-inline constexpr int host_split_arrays = 7;
+inline constexpr int host_split_arrays = 11;
 
 /// Lanes per block of a host vector pass of the relaxation
 /// (PipelineBuffers::relax_lane_block).

@@ -9,6 +9,7 @@
 
 #include "pipeline_detail.hpp"
 
+#include <bit>
 #include <cstdint>
 
 // Tells GCC that a host bead loop carries no dependence between iterations (each
@@ -210,9 +211,14 @@ KOKKOS_INLINE_FUNCTION void refresh_candidates(const Chain& x, const Env& env, c
 /// bead first (the cache's count is the whole list's). `far_below` and
 /// `far_above` list, ascending, the beads that have far entries below and above,
 /// ended by -1 when shorter than the chain. `marks` holds the near pairs of
-/// bead i, bit o - band - 1 for the pair (i, i + o) on either bead's list. Seven arrays of
-/// PipelineBuffers::relax_bead_stride entries per env; `left`, `right` and
-/// `marks` are zero for the block of beads after the last one.
+/// bead i, bit o - band - 1 for the pair (i, i + o) on either bead's list.
+/// The rest is the refresh's record for the movement bound (HostLoops::skip_bits),
+/// as float bits: `ref_x`, `ref_y` the beads' positions at the refresh,
+/// `far_min[i]` the smallest squared distance of bead i's far entries,
+/// `offset_min[o - band - 1]` that of the marked pairs at near offset o (+inf
+/// bits where there is none). Eleven arrays of PipelineBuffers::relax_bead_stride
+/// entries per env; `left`, `right` and `marks` are zero for the block of beads
+/// after the last one.
 struct NearSplit {
   std::uint32_t* left;
   std::uint32_t* right;
@@ -221,20 +227,29 @@ struct NearSplit {
   std::int32_t* far_above;
   std::uint32_t* marks;
   std::int32_t* far;
+  std::uint32_t* ref_x;
+  std::uint32_t* ref_y;
+  std::uint32_t* far_min;
+  std::uint32_t* offset_min;
   /// The number of arrays of a split.
   static constexpr int arrays = host_split_arrays;
   /// The split of the env whose arrays start at `base` (null: none).
   KOKKOS_INLINE_FUNCTION static NearSplit at(std::int32_t* base, int stride) {
-    if (base == nullptr) return {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
-    return {reinterpret_cast<std::uint32_t*>(base),
-            reinterpret_cast<std::uint32_t*>(base + stride),
-            base + 2 * stride,
-            base + 3 * stride,
-            base + 4 * stride,
-            reinterpret_cast<std::uint32_t*>(base + 5 * stride),
-            base + 6 * stride};
+    if (base == nullptr) return {};
+    auto word = [&](int a) { return reinterpret_cast<std::uint32_t*>(base + a * stride); };
+    return {word(0), word(1), base + 2 * stride, base + 3 * stride, base + 4 * stride, word(5), base + 6 * stride,
+            word(7),  word(8), word(9),           word(10)};
   }
 };
+
+/// The bits of a float (std::bit_cast) and the float of bits: for squared
+/// distances, >= +0 or NaN, the order of the bits as unsigned integers is the
+/// floats' order, with every NaN above +inf.
+KOKKOS_FORCEINLINE_FUNCTION std::uint32_t float_bits(float v) { return std::bit_cast<std::uint32_t>(v); }
+KOKKOS_FORCEINLINE_FUNCTION float bits_float(std::uint32_t b) { return std::bit_cast<float>(b); }
+
+/// The bits of +inf: a squared distance no pair reaches.
+inline constexpr std::uint32_t inf_bits = 0x7f800000u;
 
 /// The near offsets of a host env's split: those a straight chain at the rest
 /// length reaches within twice the cache radius, at most 32. Any width gives the
@@ -457,6 +472,70 @@ struct HostLoops {
       h.right[i] = 0u;
       h.marks[i] = 0u;
     }
+    record_bounds(x, env, d, c, h);
+  }
+
+  /// The record of the movement bound (skip_bits), at a refresh: the
+  /// positions, and the smallest squared distance of each near offset's marked
+  /// pairs and of each bead's far entries.
+  TRACKGEN_FLATTEN void record_bounds(const Chain& x, const Env& env, const Distances& d, const Cache& c,
+                                      const NearSplit& h) const {
+    const int n = env.count;
+    const int lo = env.band + 1, hi = env.band + near_width(env, d), top = n - env.band - 1;
+    const float* const xs = x.x;
+    const float* const ys = x.y;
+    const std::uint32_t* const marks = h.marks;
+    TRACKGEN_IVDEP
+    for (int i = 0; i < n; ++i) {
+      h.ref_x[i] = float_bits(xs[i]);
+      h.ref_y[i] = float_bits(ys[i]);
+    }
+    for (int o = lo; o <= kmath::min(hi, top); ++o) {
+      std::uint32_t least = inf_bits;
+      const int end = padded(n - o);  // past n - o: no mark at offset o
+      TRACKGEN_IVDEP
+      for (int i = 0; i < end; ++i) {
+        const float dx = xs[i] - xs[i + o], dy = ys[i] - ys[i + o];
+        const std::uint32_t unmarked = ((marks[i] >> (o - lo)) & 1u) - 1u;  // all ones or zero
+        const std::uint32_t b = float_bits(dx * dx + dy * dy) | unmarked;
+        least = b < least ? b : least;
+      }
+      h.offset_min[o - lo] = least;
+    }
+    for (int i = 0; i < n; ++i) {
+      std::uint32_t least = inf_bits;
+      for (int k = 0; k < h.far[i]; ++k) {
+        const int j = c.idx[i + static_cast<std::size_t>(k) * c.stride];
+        const float dx = xs[i] - xs[j], dy = ys[i] - ys[j];
+        const std::uint32_t b = float_bits(dx * dx + dy * dy);
+        least = b < least ? b : least;
+      }
+      h.far_min[i] = least;
+    }
+  }
+
+  /// The movement bound of a sweep, as the bits of a squared distance S: a
+  /// pair that was at least sqrt(S) apart at the last refresh is beyond the
+  /// target now, so a pass or a list whose pairs all were (NearSplit's
+  /// offset_min and far_min >= S) adds only +0 and is skipped. With D the
+  /// largest distance a bead has moved since the refresh, two beads have come
+  /// at most 2 D closer; S = (1.0001 (1.001 target + 2 D))^2, whose margins
+  /// exceed the rounding of every distance involved (a few units in the last
+  /// place each). A NaN movement gives NaN bits, above every record: nothing
+  /// is skipped.
+  TRACKGEN_FLATTEN std::uint32_t skip_bits(const Chain& x, const Distances& d, const NearSplit& h, int n) const {
+    const float* const xs = x.x;
+    const float* const ys = x.y;
+    std::uint32_t moved = 0u;
+    const int m = padded(n);
+    TRACKGEN_IVDEP
+    for (int i = 0; i < m; ++i) {  // lanes past the last bead masked
+      const float dx = xs[i] - bits_float(h.ref_x[i]), dy = ys[i] - bits_float(h.ref_y[i]);
+      const std::uint32_t b = i < n ? float_bits(dx * dx + dy * dy) : 0u;
+      moved = b > moved ? b : moved;
+    }
+    const float reach = 1.0001f * (1.001f * d.target + 2.0f * kmath::sqrt(bits_float(moved)));
+    return float_bits(reach * reach);
   }
 
   /// One near offset's pass over beads [begin, end): bead i adds the push of
@@ -477,7 +556,7 @@ struct HostLoops {
   /// would add +0; so may be one whose within-target pairs are only on the
   /// other direction's lists (a list cut at the slots), which runs, adding +0.
   TRACKGEN_FLATTEN std::uint32_t near_passes_needed(const Chain& x, const Distances& d, const NearSplit& h, int n,
-                                                    int lo, int hi) const {
+                                                    int lo, int hi, int top, std::uint32_t skip) const {
     // Plain local pointers and integer masks: with reads through the Chain and
     // bool reductions GCC 12 leaves this loop scalar.
     const float* const xs = x.x;
@@ -485,7 +564,8 @@ struct HostLoops {
     const std::uint32_t* const pairs = h.marks;
     const float t2 = d.target_sq;
     std::uint32_t needed = 0u;
-    for (int o = lo; o <= hi; ++o) {
+    for (int o = lo; o <= kmath::min(hi, top); ++o) {  // past top: no pair outside the band
+      if (h.offset_min[o - lo] >= skip) continue;  // every marked pair beyond the target (skip_bits)
       std::uint32_t hits = 0u;
       const int m = padded(n - o);  // past n - o: no pair at offset o
       TRACKGEN_IVDEP
@@ -505,14 +585,16 @@ struct HostLoops {
     const int m = padded(n);
     TRACKGEN_IVDEP
     for (int i = 0; i < m; ++i) sum.set(i, 0.0f, 0.0f, 0.0f);
+    const std::uint32_t skip = skip_bits(x, d, h, n);
     for (int p = 0; p < n && h.far_below[p] >= 0; ++p) {  // far candidates below
       const int i = h.far_below[p], m = h.below[i];
+      if (h.far_min[i] >= skip) continue;  // every far entry beyond the target (skip_bits)
       float sx = 0.0f, sy = 0.0f, sn = 0.0f;
       const Vec2f xi = x.get(i);
       for (int k = 0; k < m; ++k) add_push_if_near(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d);
       sum.set(i, sx, sy, sn);
     }
-    const std::uint32_t needed = near_passes_needed(x, d, h, n, lo, hi);
+    const std::uint32_t needed = near_passes_needed(x, d, h, n, lo, hi, n - env.band - 1, skip);
     for (int o = hi; o >= lo; --o) {  // near below, j = i - o, farthest first
       if (((needed >> (o - lo)) & 1u) != 0u) near_pass(x, d, sum, h.left, hi - o, o, n, -o);
     }
@@ -521,6 +603,7 @@ struct HostLoops {
     }
     for (int p = 0; p < n && h.far_above[p] >= 0; ++p) {  // far candidates above
       const int i = h.far_above[p], m = h.far[i];
+      if (h.far_min[i] >= skip) continue;
       float sx = sum.x[i], sy = sum.y[i], sn = sum.n[i];
       const Vec2f xi = x.get(i);
       for (int k = h.below[i]; k < m; ++k) add_push_if_near(sx, sy, sn, xi, x.get(c.idx[i + k * c.stride]), d);

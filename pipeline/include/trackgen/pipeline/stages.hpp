@@ -168,7 +168,7 @@ class PipelineBuffers {
   CacheView sep_cache_idx;   ///< [E*N_max, slots] candidate bead indices; empty without cache
   IntView sep_cache_count;   ///< [E*N_max] candidates per bead; empty without cache
   IntView sep_overflow_flag; ///< [E*N_max] 1 if the bead's list overflowed in this solve
-  /// [E*7*B] on host spaces with the cache: how each bead's list splits
+  /// [E*11*B] on host spaces with the cache: how each bead's list splits
   /// into far and near candidates, the host solve's scratch
   /// (docs/algorithms.md#how-the-solve-runs); empty otherwise
   IntView sep_cache_split;
