@@ -6,7 +6,9 @@
 //  - inflate::frames_offset_validity: one team per env, in phases separated by
 //    team barriers:
 //      A (thread per point) tangent, left normal, Menger curvature, segment
-//        length and wrapped heading change of each real point; NaN padding;
+//        length and heading of each real point's outgoing edge (held in
+//        arclen), then the wrapped heading change from the incoming edge's;
+//        NaN padding;
 //      B (one thread) the env's float64 arc-length scan, perimeter, shoelace
 //        winding, and both offset candidates' areas, all summed in point order,
 //        which picks the outer border (larger |area|) and the thickness band;
@@ -120,14 +122,21 @@ struct InflateKernel {
         tangent(s) = Vec3f{t.x, t.y, 0.0f};
         normal(s) = Vec3f{-t.y, t.x, 0.0f};
         kappa(s) = geom::menger_curvature(cp, ci, cn);
-        const Vec2f e_out = cn - ci, e_in = ci - cp;
+        const Vec2f e_out = cn - ci;
         seg(s) = length(e_out);
-        turn(s) = geom::wrap_angle(kmath::atan2(e_out.y, e_out.x) - kmath::atan2(e_in.y, e_in.x));
+        arclen(s) = kmath::atan2(e_out.y, e_out.x);  // the heading of edge i until phase B
       } else {
         tangent(s) = Vec3f{nanf(), nanf(), 0.0f};
         normal(s) = Vec3f{nanf(), nanf(), 0.0f};
         arclen(s) = nanf();
       }
+    });
+    team.team_barrier();
+    // Heading change: edge i - 1 is point i's incoming edge ci - cp, the same
+    // floats, so each edge's atan2 serves both of its points.
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cnt), [&](const int i) {
+      const std::size_t s = base + static_cast<std::size_t>(i);
+      turn(s) = geom::wrap_angle(arclen(s) - arclen(base + static_cast<std::size_t>(i > 0 ? i - 1 : cnt - 1)));
     });
     team.team_barrier();
 
