@@ -212,15 +212,18 @@ struct NearPairsKernel {
   /// Whether a pair of the env's centre points farther apart than the band
   /// fails the thickness test (too_thin), over every such pair
   /// (i, j > i): band < j - i < cnt - band. One thread; the j loop vectorizes.
+  /// A row is first tested against sep2 alone (no square root): too_thin holds
+  /// only below it, and few rows have a pair that close.
   KOKKOS_FUNCTION bool thickness_fails(const Env& v) const {
     const Vec3f* const c = v.c;
     for (int i = 0; i < v.cnt; ++i) {
       const Vec2f ci = xy(c[i]);
-      unsigned hit = 0u;
       const int end = kmath::min(v.cnt, i + v.cnt - v.band);
-      for (int j = i + v.band + 1; j < end; ++j) {
-        hit |= too_thin(v, length_sq(ci - xy(c[j]))) ? 1u : 0u;
-      }
+      unsigned near = 0u;
+      for (int j = i + v.band + 1; j < end; ++j) near |= length_sq(ci - xy(c[j])) < v.sep2 ? 1u : 0u;
+      if (near == 0u) continue;
+      unsigned hit = 0u;
+      for (int j = i + v.band + 1; j < end; ++j) hit |= too_thin(v, length_sq(ci - xy(c[j]))) ? 1u : 0u;
       if (hit != 0u) return true;
     }
     return false;
