@@ -299,9 +299,9 @@ KOKKOS_INLINE_FUNCTION int arc_segment(const float* s, int m, float target) {
 /// Whether the table s[0..m] never falls (and holds no NaN): the tables for which
 /// arc_segment_from walks to arc_segment's answer.
 KOKKOS_INLINE_FUNCTION bool arc_table_rises(const float* s, int m) {
-  bool rises = true;
-  for (int j = 0; j < m; ++j) rises = rises && s[j + 1] >= s[j];
-  return rises;
+  unsigned falls = 0u;  // an integer mask, no early exit: the loop vectorizes
+  for (int j = 0; j < m; ++j) falls |= s[j + 1] >= s[j] ? 0u : 1u;
+  return falls == 0u;
 }
 
 /// arc_segment(s, m, target) given j = arc_segment(s, m, prev) for an earlier
