@@ -18,11 +18,21 @@ std::vector<tt::Loop> mixed_batch(int envs, int n) {
   std::vector<tt::Loop> loops;
   for (int e = 0; e < envs; ++e) {
     switch (e % 6) {
-      case 0: loops.push_back(tt::pinched(n, 1.0 + 0.05 * e, 0.05)); break;
-      case 1: loops.push_back(tt::square(n, 0.8 + 0.01 * e)); break;
-      case 2: loops.push_back(tt::figure_eight(n, 1.0)); break;
-      case 3: loops.push_back(tt::circle(n, 0.6 + 0.02 * e, e % 4 == 3)); break;
-      default: loops.push_back(tt::wobbly(n, 0.9, 0.25, 3 + e % 5, 0.1 * e)); break;
+      case 0:
+        loops.push_back(tt::pinched(n, 1.0 + 0.05 * e, 0.05));
+        break;
+      case 1:
+        loops.push_back(tt::square(n, 0.8 + 0.01 * e));
+        break;
+      case 2:
+        loops.push_back(tt::figure_eight(n, 1.0));
+        break;
+      case 3:
+        loops.push_back(tt::circle(n, 0.6 + 0.02 * e, e % 4 == 3));
+        break;
+      default:
+        loops.push_back(tt::wobbly(n, 0.9, 0.25, 3 + e % 5, 0.1 * e));
+        break;
     }
   }
   return loops;
@@ -127,13 +137,18 @@ TEMPLATE_TEST_CASE("pipeline: buffers are allocated per mode and labelled", "[pi
   CHECK(full.cs_center.label() == "TrackGen::pipeline::cs_center");
   CHECK(full.gen_centerline.extent(0) == 4u * 256u);
   CHECK(full.cs_center.extent(0) == 4u * 384u);
-  CHECK(full.sep_cache_idx.extent(0) == 4u * 384u);
+  // The solve's scratch: one unit per env on a device, per thread on a host space.
+  const auto units = static_cast<std::size_t>(full.relax_units());
+  CHECK(units == (trackgen::detail::is_host_space<TestType>()
+                      ? static_cast<std::size_t>(Kokkos::Experimental::UniqueToken<TestType>().size())
+                      : 4u));
+  CHECK(full.sep_cache_idx.extent(0) == units * 384u);
   CHECK(full.sep_cache_idx.extent(1) == 16u);
   CHECK(full.relax_chain_count() == 3);  // read, write, Chebyshev previous
-  CHECK(full.relax_bead_stride() == 400);   // N_max and a block of padding
-  CHECK(full.relax_chain_stride() == 401);  // a ghost bead, N_max, a ghost bead and the padding
-  CHECK(full.relax_chains.extent(0) == 4u * 401u * 2u * 3u);
-  CHECK(full.relax_sep.extent(0) == 4u * 400u * 3u);
+  CHECK(full.relax_bead_stride() == 448);   // a block before bead 0, N_max, 48 after
+  CHECK(full.relax_chain_stride() == 448);  // the same: ghost beads before and after
+  CHECK(full.relax_chains.extent(0) == units * 448u * 2u * 3u);
+  CHECK(full.relax_sep.extent(0) == units * 448u * 3u);
   CHECK(full.cell_table() == 512);
   CHECK(full.cell_start.extent(0) == 4u * 513u);
   CHECK(full.cell_items.extent(0) == 4u * 384u);
@@ -145,7 +160,7 @@ TEMPLATE_TEST_CASE("pipeline: buffers are allocated per mode and labelled", "[pi
   trackgen::PipelineBuffers<TestType> lean(TestType(), cfg);
   CHECK(lean.sep_cache_idx.extent(0) == 0u);
   CHECK(lean.relax_chain_count() == 2);
-  CHECK(lean.relax_chains.extent(0) == 4u * 317u * 2u * 2u);
+  CHECK(lean.relax_chains.extent(0) == units * 364u * 2u * 2u);
   CHECK(lean.cell_table() == 512);
   CHECK(lean.cell_start.extent(0) == 4u * 513u);
   CHECK(lean.cell_items.extent(0) == 4u * 300u);

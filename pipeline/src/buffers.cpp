@@ -70,6 +70,7 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
       cache_slots_(cache_slots_of(c)),
       chebyshev_(chebyshev_of(c)),
       cell_table_(static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::max(c.N_max, 1))))),
+      relax_units_(detail::relax_scratch_units<Space>(c.num_envs)),
       z_knots_(z_knots_of(c)),
       relax_iters_(c.relax_iters),
       cheby_start_(c.relax_cheby_start),
@@ -107,9 +108,11 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
   i32(band, "band", E);
   flt(l0, "L0", E);
   vec2(relaxed, "relaxed", M);
+  // The solve's scratch, per unit (relax_units(): envs, or host threads).
+  const std::size_t U = static_cast<std::size_t>(relax_units_), UM = U * static_cast<std::size_t>(n_max_);
   flt(relax_chains, "relax_chains",
-      static_cast<std::size_t>(E) * relax_chain_stride() * 2 * static_cast<std::size_t>(relax_chain_count()));
-  const std::size_t B = E * static_cast<std::size_t>(relax_bead_stride());
+      U * static_cast<std::size_t>(relax_chain_stride()) * 2 * static_cast<std::size_t>(relax_chain_count()));
+  const std::size_t B = U * static_cast<std::size_t>(relax_bead_stride());
   flt(relax_sep, "relax_sep", B * 3);
   cheby_omega_host = chebyshev_schedule(c);
   flt(cheby_omega, "cheby_omega", cheby_omega_host.size());
@@ -120,11 +123,13 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
     space.fence();  // `h` dies at the end of this scope
   }
   if (cache_slots_ > 0) {
-    sep_cache_idx = CacheView(Kokkos::view_alloc(space, label("pipeline", "sep_cache_idx")), M,
+    sep_cache_idx = CacheView(Kokkos::view_alloc(space, label("pipeline", "sep_cache_idx")), UM,
                               static_cast<std::size_t>(cache_slots_));
-    i32(sep_cache_count, "sep_cache_count", M);
-    i32(sep_overflow_flag, "sep_overflow_flag", M);
-    if (detail::is_host_space<Space>()) i32(sep_cache_split, "sep_cache_split", detail::host_split_arrays * B);
+    i32(sep_cache_count, "sep_cache_count", UM);
+    i32(sep_overflow_flag, "sep_overflow_flag", UM);
+    if (detail::relax_host_lanes<Space>()) {
+      i32(sep_cache_split, "sep_cache_split", U * detail::host_split_words(n_max_, cache_slots_));
+    }
   }
 
   vec2(ctr2, "ctr2", M);
@@ -155,8 +160,8 @@ void PipelineBuffers<Space>::check(const TrackGenConfig& c, const char* api) con
   if (chebyshev_of(c) != chebyshev_) fail("relax_accel == \"chebyshev\"", chebyshev_of(c), chebyshev_);
   const int knots = z_knots_of(c);
   if (knots != z_knots_) fail("z_control_points (knots of the z profile)", knots, z_knots_);
-  if (chebyshev_ && (c.relax_iters != relax_iters_ || c.relax_cheby_start != cheby_start_ ||
-                     c.relax_cheby_rho != cheby_rho_)) {
+  if (chebyshev_ &&
+      (c.relax_iters != relax_iters_ || c.relax_cheby_start != cheby_start_ || c.relax_cheby_rho != cheby_rho_)) {
     throw ConfigError(std::string(api) +
                       ": config.relax_iters / relax_cheby_start / relax_cheby_rho differ from the ones the "
                       "PipelineBuffers' Chebyshev schedule was built for");
@@ -172,11 +177,14 @@ std::size_t PipelineBuffers<Space>::bytes_for(const TrackGenConfig& c) {
   const std::size_t chains = chebyshev_of(c) ? 3 : 2, slots = static_cast<std::size_t>(cache_slots_of(c));
   const std::size_t cells = std::bit_ceil(static_cast<unsigned>(std::max(c.N_max, 1)));
   std::size_t b = E * static_cast<std::size_t>(c.num_points) * v2 + E * i + M * v2 + scan * f;
-  const std::size_t chain_floats = E * static_cast<std::size_t>(relax_chain_stride_for(c.N_max)) * 2 * chains;
-  const std::size_t B = E * static_cast<std::size_t>(relax_bead_stride_for(c.N_max));
+  const std::size_t U = static_cast<std::size_t>(detail::relax_scratch_units<Space>(c.num_envs));
+  const std::size_t UM = U * static_cast<std::size_t>(c.N_max);
+  const std::size_t chain_floats = U * static_cast<std::size_t>(relax_chain_stride_for(c.N_max)) * 2 * chains;
+  const std::size_t B = U * static_cast<std::size_t>(relax_bead_stride_for(c.N_max));
   b += E * (i + f) + M * v2 + chain_floats * f + B * 3 * f + chebyshev_schedule(c).size() * f;
   if (slots > 0)
-    b += M * slots * i + 2 * M * i + (detail::is_host_space<Space>() ? detail::host_split_arrays * B * i : 0);
+    b += UM * slots * i + 2 * UM * i +
+         (detail::relax_host_lanes<Space>() ? U * detail::host_split_words(c.N_max, static_cast<int>(slots)) * i : 0);
   b += M * v2 + 3 * M * f + E * (cells + 1) * i + M * i + 2 * E * i;
   b += E * static_cast<std::size_t>(z_knots_of(c)) * f;
   return b;
@@ -188,9 +196,8 @@ std::size_t PipelineBuffers<Space>::device_bytes() const {
          view_bytes(band) + view_bytes(l0) + view_bytes(relaxed) + view_bytes(relax_chains) + view_bytes(relax_sep) +
          view_bytes(cheby_omega) + view_bytes(sep_cache_idx) + view_bytes(sep_cache_count) +
          view_bytes(sep_overflow_flag) + view_bytes(sep_cache_split) + view_bytes(ctr2) + view_bytes(seg) +
-         view_bytes(turn) + view_bytes(kappa) + view_bytes(cell_start) + view_bytes(cell_items) +
-         view_bytes(env_band) + view_bytes(env_flip) +
-         view_bytes(z_knots);
+         view_bytes(turn) + view_bytes(kappa) + view_bytes(cell_start) + view_bytes(cell_items) + view_bytes(env_band) +
+         view_bytes(env_flip) + view_bytes(z_knots);
 }
 
 #define TRACKGEN_INSTANTIATE_BUFFERS(S) template class PipelineBuffers<S>;

@@ -11,9 +11,39 @@
 
 namespace trackgen::detail {
 
-/// [N_max] int arrays per env of the relaxation's separation-cache split on a host
-/// space (relaxation::NearSplit in relax_loops.hpp).
-inline constexpr int host_split_arrays = 11;
+// Whether the relaxation's host loop shapes (relax_host_loops.hpp: GCC or Clang
+// vector extensions) are compiled; a host space runs the per-bead shapes of
+// relax_loops.hpp otherwise (under nvcc), with the same results.
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#define TRACKGEN_HOST_LANES 1
+#else
+#define TRACKGEN_HOST_LANES 0
+#endif
+
+/// Arrays of PipelineBuffers::relax_bead_stride() int32 words per scratch unit
+/// of the relaxation's list scratch on a host space, before its far pairs
+/// (relaxation::HostLists in relax_host_loops.hpp).
+inline constexpr int host_split_arrays = 48;
+
+/// Arrays of a host scratch unit's far pairs and entries (relaxation::HostLists),
+/// of host_pair_capacity words each.
+inline constexpr int host_pair_arrays = 7;
+
+/// Entries of each far pair array of a host scratch unit for `n_max` beads and
+/// `slots` cache slots: a pair for every far entry the lists can hold, and a
+/// block of padding.
+inline std::size_t host_pair_capacity(int n_max, int slots) {
+  return static_cast<std::size_t>(n_max) * static_cast<std::size_t>(slots) + 16u;
+}
+
+/// The int32 words of a host scratch unit's list scratch for `n_max` beads and
+/// `slots` cache slots.
+inline std::size_t host_split_words(int n_max, int slots) {
+  return static_cast<std::size_t>(host_split_arrays) *
+             static_cast<std::size_t>(
+                 PipelineBuffers<Kokkos::DefaultHostExecutionSpace>::relax_bead_stride_for(n_max)) +
+         static_cast<std::size_t>(host_pair_arrays) * host_pair_capacity(n_max, slots);
+}
 
 /// Lanes per block of a host vector pass of the relaxation
 /// (PipelineBuffers::relax_lane_block).
@@ -21,6 +51,25 @@ inline constexpr int host_lane_block = PipelineBuffers<Kokkos::DefaultHostExecut
 
 template <class Space>
 using TeamMember = typename Kokkos::TeamPolicy<Space>::member_type;
+
+/// Whether `Space` runs the relaxation's host loop shapes, whose scratch is
+/// per thread.
+template <class Space>
+constexpr bool relax_host_lanes() {
+  return is_host_space<Space>() && TRACKGEN_HOST_LANES;
+}
+
+/// Units of the relaxation's scratch (PipelineBuffers::relax_units): one per
+/// thread where the solve runs the host loop shapes (an env's scratch lives
+/// only while a thread solves it), one per env elsewhere.
+template <class Space>
+int relax_scratch_units(int num_envs) {
+  if constexpr (relax_host_lanes<Space>()) {
+    return Kokkos::Experimental::UniqueToken<Space>().size();
+  } else {
+    return num_envs;
+  }
+}
 
 /// Throws ConfigError (naming `api`) unless `config` matches the buffers and the
 /// Track has their shape.

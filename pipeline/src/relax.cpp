@@ -6,18 +6,19 @@
 //  - relax::band_l0: thread per env, O(count) scan (float64 perimeter).
 //  - relax::solve: ONE team kernel, a team per env, running every sweep of the
 //    solve for its env (docs/algorithms.md#how-the-solve-runs). The env's chains
-//    live in per-env structure-of-arrays buffers (relax_chains); a sweep is a
+//    live in structure-of-arrays scratch (relax_chains); a sweep is a
 //    separation pass into per-bead sums (relax_sep) and an update pass, each
-//    bead's value computed by one thread with the operations and order of the
-//    original system's per-bead kernel (separation candidates in ascending bead
-//    index), so results do not depend on team size, loop shape or scheduling.
-//    The loop shapes are per backend (relax_loops.hpp): on host spaces a team
-//    is one thread whose bead loops run in index order over contiguous arrays,
-//    which the compiler vectorizes (the env's chains stay in L1 across all
-//    sweeps); on GPUs a team is a thread block over the env's beads, its passes
-//    separated by team barriers. The launch sequence and the chain rotation
-//    depend only on the config, so the kernel is capturable. The per-env
-//    overflow count is an integer sum of per-bead flags.
+//    bead's value computed by one thread or vector lane with the operations and
+//    order of the original system's per-bead kernel (separation candidates in
+//    ascending bead index), so results do not depend on team size, loop shape
+//    or scheduling. The loop shapes are per backend: on host spaces a team is
+//    one thread that runs the env's passes in 16-lane vectors over its own
+//    thread's scratch (relax_host_loops.hpp; the scratch stays in L1/L2 from
+//    env to env); on GPUs a team is a thread block over the env's beads, its
+//    passes separated by team barriers, over the env's own scratch
+//    (relax_loops.hpp). The launch sequence and the chain rotation depend only
+//    on the config, so the kernel is capturable. The per-env overflow count is
+//    an integer sum of per-bead flags.
 #include "pipeline_detail.hpp"
 #include "relax_solve.hpp"
 
@@ -54,35 +55,29 @@ struct RelaxSolveKernel {
 
   DView<Vec2f, Space> input;   // cs_center
   DView<Vec2f, Space> output;  // relaxed
-  DView<float, Space> chains;  // relax_chains: [E][chains][x, y][ghost, N_max, ghost, padding]
-  DView<float, Space> sep;     // relax_sep: [E][sum x, sum y, count][N_max, padding]
+  DView<float, Space> chains;  // relax_chains: [units][chains][x, y][stride]
+  DView<float, Space> sep;     // relax_sep: [units][sum x, sum y, count][stride]
   DView<int, Space> count;
   DView<int, Space> band;
   DView<float, Space> l0;
   DView<float, Space> omega;  // Chebyshev schedule, entry k - cheby_start
-  CacheView cache_idx;
+  CacheView cache_idx;        // [units * N_max, slots]
   DView<int, Space> cache_count;
   DView<int, Space> overflow_flag;
-  DView<int, Space> cache_split;   // host spaces: [E][NearSplit::arrays][N_max, padding] list splits
+  DView<int, Space> cache_split;   // host loop shapes: [units][host_split_arrays][stride] list scratch
   DView<int, Space> sep_overflow;  // Track [E]
 
   int n_max = 0;
   int num_chains = 2;
-  int bead_stride = 0;   // relax_bead_stride()
-  int chain_stride = 0;  // relax_chain_stride()
+  int stride = 0;               // relax_bead_stride() == relax_chain_stride()
+  std::size_t split_words = 0;  // host loop shapes: list scratch per unit
+  int pairs = 0;                // host loop shapes: entries of each far pair array
   rx::Schedule schedule;
   rx::Distances dist;
   RelaxWeights weights;
   float cheby_gamma = 0;
-  rx::HostSolver host_solver = nullptr;  // host spaces
-
-  /// Chain c of env e (chain 0 again for a third chain without Chebyshev),
-  /// bead 0 after the leading ghost.
-  KOKKOS_INLINE_FUNCTION rx::Chain chain(int e, int c) const {
-    float* x =
-        chains.data() + (static_cast<std::size_t>(e) * num_chains + (c < num_chains ? c : 0)) * 2 * chain_stride + 1;
-    return {x, x + chain_stride};
-  }
+  rx::HostSolver host_solver = nullptr;            // host loop shapes
+  Kokkos::Experimental::UniqueToken<Space> token;  // host loop shapes: the thread's scratch unit
 
   /// Pointer to entry `base` of a View, null when the View is empty (a mode is off).
   template <class V>
@@ -90,34 +85,55 @@ struct RelaxSolveKernel {
     return v.extent(0) > 0 ? v.data() + base : nullptr;
   }
 
-  KOKKOS_FUNCTION void operator()(const detail::TeamMember<Space>& team) const {
-    const int e = team.league_rank();
-    const std::size_t base = static_cast<std::size_t>(e) * n_max, padded = static_cast<std::size_t>(e) * bead_stride;
-    float* const sp = sep.data() + 3 * padded;
-    const rx::EnvSolve a{
-        .env = {kmath::max(kmath::min(count(e), n_max), 0), kmath::max(band(e), 0), l0(e)},
+  /// The solve of env e over the scratch of unit u (docs/algorithms.md#how-the-solve-runs).
+  KOKKOS_INLINE_FUNCTION rx::EnvSolve env_solve(int e, int u) const {
+    const std::size_t base = static_cast<std::size_t>(e) * n_max, unit = static_cast<std::size_t>(u);
+    const std::size_t lead = PipelineBuffers<Space>::relax_lane_block;
+    auto chain = [&](int c) -> rx::Chain {  // chain 0 again for a third chain without Chebyshev
+      float* x = chains.data() + (unit * num_chains + (c < num_chains ? c : 0)) * 2 * stride + lead;
+      return {x, x + stride};
+    };
+    float* const sp = sep.data() + unit * 3 * stride + lead;
+    const std::size_t cache_base = unit * n_max;
+    return {.env = {kmath::max(kmath::min(count(e), n_max), 0), kmath::max(band(e), 0), l0(e)},
         .n_max = n_max,
-        .chains = {chain(e, 0), chain(e, 1), chain(e, 2)},
+            .chains = {chain(0), chain(1), chain(2)},
         .input = input.data() + base,
         .output = output.data() + base,
-        .sums = {sp, sp + bead_stride, sp + 2 * bead_stride},
-        .cache = {at(cache_idx, base), cache_idx.stride(1), at(cache_count, base), at(overflow_flag, base),
-                  schedule.slots},
-        .split = rx::NearSplit::at(at(cache_split, rx::NearSplit::arrays * padded), bead_stride),
+            .sums = {sp, sp + stride, sp + 2 * stride},
+            .cache = {at(cache_idx, cache_base), cache_idx.stride(1), at(cache_count, cache_base),
+                      at(overflow_flag, cache_base), schedule.slots},
+            .split = {at(cache_split, unit * split_words), stride, pairs},
         .omega = omega.data(),
         .schedule = schedule,
         .dist = dist,
         .weights = weights,
         .cheby_gamma = cheby_gamma};
+  }
+
+  KOKKOS_FUNCTION void operator()(const detail::TeamMember<Space>& team) const {
+    const int e = team.league_rank();
     int overflowed = 0;
-    if constexpr (detail::is_host_space<Space>()) {
-      overflowed = host_solver(a);
+    if constexpr (detail::relax_host_lanes<Space>()) {
+      const int u = token.acquire();
+      overflowed = host_solver(env_solve(e, u));
+      token.release(u);
     } else {
-      overflowed = rx::solve_env(rx::TeamLoops<detail::TeamMember<Space>>{team}, a);
+      overflowed = rx::solve_env(rx::TeamLoops<detail::TeamMember<Space>>{team}, env_solve(e, e));
     }
     Kokkos::single(Kokkos::PerTeam(team), [&]() { sep_overflow(e) = overflowed; });
   }
 };
+
+/// The host solver of the host loop shapes on `Space`, null elsewhere.
+template <class Space>
+rx::HostSolver host_solver_of() {
+  if constexpr (detail::relax_host_lanes<Space>()) {
+    return rx::host_solver();
+  } else {
+    return nullptr;
+  }
+}
 
 template <class Space>
 struct ZeroKernel {
@@ -150,7 +166,8 @@ void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
   detail::check_inputs(buffers, config, track, "trackgen::relax_solve");
   const PipelineConstants c = pipeline_constants(config);
   const rx::Schedule schedule = rx::schedule_of(config, c, buffers.cache_slots(), !buffers.cheby_omega_host.empty());
-  const RelaxSolveKernel<Space> k{.input = buffers.cs_center,
+  const RelaxSolveKernel<Space> k{
+      .input = buffers.cs_center,
                                   .output = buffers.relaxed,
                                   .chains = buffers.relax_chains,
                                   .sep = buffers.relax_sep,
@@ -165,13 +182,14 @@ void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
                                   .sep_overflow = track.sep_overflow,
                                   .n_max = buffers.n_max(),
                                   .num_chains = buffers.relax_chain_count(),
-                                  .bead_stride = buffers.relax_bead_stride(),
-                                  .chain_stride = buffers.relax_chain_stride(),
+      .stride = buffers.relax_bead_stride(),
+      .split_words = detail::host_split_words(buffers.n_max(), buffers.cache_slots()),
+      .pairs = static_cast<int>(detail::host_pair_capacity(buffers.n_max(), buffers.cache_slots())),
                                   .schedule = schedule,
                                   .dist = rx::distances_of(c),
                                   .weights = c.weights,
                                   .cheby_gamma = c.cheby_gamma,
-                                  .host_solver = detail::is_host_space<Space>() ? rx::host_solver() : nullptr};
+      .host_solver = host_solver_of<Space>()};
   ctx.for_each_team("TrackGen::pipeline::relax::solve", buffers.num_envs(), detail::env_team_size<Space>(), k);
 }
 

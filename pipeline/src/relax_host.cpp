@@ -1,57 +1,101 @@
 // The host solvers of the relaxation (docs/algorithms.md#how-the-solve-runs):
-// solve_env with the host loop shapes, compiled once per instruction-set level
-// (each function carries its target; no global -march), and the run-time choice
-// among them. The variants differ only in vector width: the same float
-// operations in the same order per bead, no contraction (-ffp-contract=off), so
-// every level gives the same bits (tests/test_relax.cpp checks each level this
-// CPU runs).
+// solve_env with the host loop shapes of relax_host_loops.inc, compiled once
+// per instruction-set level (each copy under its own `#pragma GCC target`; no
+// global -march), and the run-time choice among them. The copies differ only
+// in how the 16 lanes map onto registers: the same float operations in the
+// same order per bead, no contraction (-ffp-contract=off), so every level
+// gives the same bits (tests/test_relax.cpp checks each level this CPU runs).
 #include "relax_solve.hpp"
+#if TRACKGEN_HOST_LANES
+#include "relax_host_loops.hpp"
+#endif
 
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/logging.hpp>
 #include <trackgen/pipeline/detail/simd.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <bit>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__x86_64__)
+#if TRACKGEN_HOST_LANES && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define TRACKGEN_X86_VARIANTS 1
+#include <immintrin.h>
 #else
 #define TRACKGEN_X86_VARIANTS 0
 #endif
 
-namespace trackgen::detail {
-namespace relaxation {
-namespace {
-
-TRACKGEN_FLATTEN int solve_baseline(const EnvSolve& a) { return solve_env(HostLoops{}, a); }
-
-#if TRACKGEN_X86_VARIANTS
-__attribute__((target("avx2"), flatten)) int solve_avx2(const EnvSolve& a) { return solve_env(HostLoops{}, a); }
-
-__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,prefer-vector-width=512"), flatten)) int solve_avx512(
-    const EnvSolve& a) {
-  return solve_env(HostLoops{}, a);
-}
+#if TRACKGEN_HOST_LANES
+// 64-byte vectors pass between the inlined functions of each level's copy;
+// no ABI of an exported function involves them.
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
-}  // namespace
+#define TRACKGEN_LANES_NS level_baseline
+#define TRACKGEN_LANES_LEVEL 0
+#include "relax_host_loops.inc"
+#undef TRACKGEN_LANES_NS
+#undef TRACKGEN_LANES_LEVEL
 
+#if TRACKGEN_X86_VARIANTS
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define TRACKGEN_LANES_NS level_avx2
+#define TRACKGEN_LANES_LEVEL 1
+#include "relax_host_loops.inc"
+#undef TRACKGEN_LANES_NS
+#undef TRACKGEN_LANES_LEVEL
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,prefer-vector-width=512")
+#define TRACKGEN_LANES_NS level_avx512
+#define TRACKGEN_LANES_LEVEL 2
+#include "relax_host_loops.inc"
+#undef TRACKGEN_LANES_NS
+#undef TRACKGEN_LANES_LEVEL
+#pragma GCC pop_options
+#endif
+#endif
+
+namespace trackgen::detail {
+namespace relaxation {
+#if TRACKGEN_HOST_LANES
 HostSolver host_solver() {
 #if TRACKGEN_X86_VARIANTS
   switch (host_simd()) {
     case HostSimd::avx512:
-      return solve_avx512;
+      return level_avx512::solve;
     case HostSimd::avx2:
-      return solve_avx2;
+      return level_avx2::solve;
     case HostSimd::baseline:
       break;
   }
 #endif
-  return solve_baseline;
+  return level_baseline::solve;
 }
+
+void host_refresh(const Chain& x, const Env& env, const Distances& d, const Cache& c, const HostSplit& split,
+                  bool first) {
+#if TRACKGEN_X86_VARIANTS
+  switch (host_simd()) {
+    case HostSimd::avx512:
+      return level_avx512::HostLoops{}.refresh(x, env, d, c, split, first);
+    case HostSimd::avx2:
+      return level_avx2::HostLoops{}.refresh(x, env, d, c, split, first);
+    case HostSimd::baseline:
+      break;
+  }
+#endif
+  level_baseline::HostLoops{}.refresh(x, env, d, c, split, first);
+}
+#endif
 
 }  // namespace relaxation
 

@@ -1,10 +1,13 @@
 // The relaxation solve of one env (docs/algorithms.md#relaxation): the sweep
-// sequence, written once over the loop shapes of relax_loops.hpp, and the host
-// solvers compiled per instruction set (relax_host.cpp). Internal to the
-// pipeline.
+// sequence, written once over the loop shapes of relax_loops.hpp (devices) and
+// relax_host_loops.hpp (host), and the host solvers compiled per instruction
+// set (relax_host.cpp). Internal to the pipeline.
 #pragma once
 
 #include "relax_loops.hpp"
+
+#include <cmath>
+#include <limits>
 
 namespace trackgen::detail::relaxation {
 
@@ -34,9 +37,29 @@ inline Schedule schedule_of(const TrackGenConfig& config, const PipelineConstant
           .chebyshev = c.chebyshev && has_omega};
 }
 
+/// Distances::gentle for the bending radius guard `r_min`: from the largest
+/// float curvature k whose radius 1 / max(k, 1e-12) (float) reaches r_min,
+/// k^2 (1 - 2^-14) rounded to float; -1 when no curvature reaches it, the
+/// search does not settle, or the value is not a normal float.
+inline float gentle_of(float r_min) {
+  auto radius = [](float k) { return 1.0f / kmath::max(k, 1e-12f); };
+  if (!(r_min > 0.0f) || !(radius(0.0f) >= r_min)) return -1.0f;
+  float k = 1.0f / r_min;
+  for (int step = 0; step < 64 && !(radius(k) >= r_min); ++step) k = std::nextafter(k, 0.0f);
+  for (int step = 0; step < 64; ++step) {
+    const float up = std::nextafter(k, std::numeric_limits<float>::infinity());
+    if (!(radius(up) >= r_min)) break;
+    k = up;
+  }
+  const float up = std::nextafter(k, std::numeric_limits<float>::infinity());
+  if (!(radius(k) >= r_min) || radius(up) >= r_min) return -1.0f;
+  const double g = static_cast<double>(k) * static_cast<double>(k) * (1.0 - 0x1p-14);
+  return g >= 0x1p-126 && g <= 0x1p127 ? static_cast<float>(g) : -1.0f;
+}
+
 /// The distances of the solve for the pipeline constants `c`.
 inline Distances distances_of(const PipelineConstants& c) {
-  return {c.target, c.target * c.target, c.cache_radius, c.r_min};
+  return {c.target, c.target * c.target, c.cache_radius, c.r_min, gentle_of(c.r_min)};
 }
 
 /// Everything the solve of one env reads and writes.
@@ -48,7 +71,7 @@ struct EnvSolve {
   Vec2f* output;           ///< the env's [N_max] relaxed chain
   SepSums sums;            ///< per-bead separation sums
   Cache cache;             ///< separation cache (null pointers without it)
-  NearSplit split;         ///< host spaces with the cache: the lists' splits
+  HostSplit split;     ///< host spaces: the lists' scratch (relax_host_loops.hpp)
   const float* omega;      ///< Chebyshev schedule, entry k - cheby_start
   Schedule schedule;
   Distances dist;
@@ -96,22 +119,13 @@ KOKKOS_INLINE_FUNCTION int solve_env(const Loops& loops, const EnvSolve& a) {
       loops.beads(0, ne, [&](const int i) { sums.set(i, 0.0f, 0.0f, 0.0f); });
     }
     loops.barrier();
-    const bool accel = s.chebyshev && k >= s.cheby_start;
-    if (accel) {
-      const float w = a.omega[k - s.cheby_start], gamma = a.cheby_gamma;
-      const Chain prev = k == s.cheby_start ? rd : pv;  // the transition aliases x_prev to x_cur
-      loops.chain(rd, ne, [&](const int i, const int ip, const int in) {
-        const Vec2f xc = rd.get(i), xq = prev.get(i);
-        const Vec2f xh = bead_update(rd.get(ip), xc, rd.get(in), sums.mean(i), env.rest_length, dist.r_min, weights);
-        wr.set(i, w * (gamma * (xh - xc) + (xc - xq)) + xq);
-      });
-    } else {
-      loops.chain(rd, ne, [&](const int i, const int ip, const int in) {
-        wr.set(i, bead_update(rd.get(ip), rd.get(i), rd.get(in), sums.mean(i), env.rest_length, dist.r_min, weights));
-      });
+    Blend blend;
+    if (s.chebyshev && k >= s.cheby_start) {  // the transition aliases x_prev to x_cur
+      blend = {true, k == s.cheby_start ? rd : pv, a.omega[k - s.cheby_start], a.cheby_gamma};
     }
+    loops.update(rd, wr, env, &sums, dist, weights, blend);
     loops.barrier();
-    if (accel) {  // (read, write, prev) <- (write, prev, read)
+    if (blend.on) {  // (read, write, prev) <- (write, prev, read)
       const Chain t = rd;
       rd = wr;
       wr = pv;
@@ -124,31 +138,22 @@ KOKKOS_INLINE_FUNCTION int solve_env(const Loops& loops, const EnvSolve& a) {
   }
 
   // Taubin tail (lambda 0.5, mu -0.53) and the spacing-only polish, ping-pong.
-  auto laplacian = [&](const float f) {
-    loops.chain(rd, ne, [&](const int i, const int ip, const int in) {
-      const Vec2f xi = rd.get(i);
-      const Vec2f lap = 0.5f * (rd.get(ip) + rd.get(in)) - xi;
-      wr.set(i, xi + f * lap);
-    });
+  auto swap = [&]() {
     loops.barrier();
     const Chain t = rd;
     rd = wr;
     wr = t;
   };
   for (int p = 0; p < s.smooth_passes; ++p) {
-    laplacian(0.5f);
-    laplacian(-0.53f);
+    loops.laplacian(rd, wr, ne, 0.5f);
+    swap();
+    loops.laplacian(rd, wr, ne, -0.53f);
+    swap();
   }
-  const RelaxWeights polish{0.0f, weights.spacing, 0.0f};  // spacing only
+  const RelaxWeights polish{0.0f, weights.spacing, 0.0f};  // spacing only, no separation push
   for (int it = 0; it < s.spacing_iters; ++it) {
-    loops.chain(rd, ne, [&](const int i, const int ip, const int in) {
-      wr.set(i, bead_update(rd.get(ip), rd.get(i), rd.get(in), Vec2f{0.0f, 0.0f}, env.rest_length, dist.r_min,
-                            polish));
-    });
-    loops.barrier();
-    const Chain t = rd;
-    rd = wr;
-    wr = t;
+    loops.update(rd, wr, env, nullptr, dist, polish, Blend{});
+    swap();
   }
   Vec2f* const out = a.output;
   loops.beads(0, n_max, [&](const int i) { out[i] = i < ne ? rd.get(i) : x0[i]; });

@@ -115,22 +115,28 @@ class PipelineBuffers {
   int cell_table() const { return cell_table_; }
   /// Chains per env in relax_chains: 3 with Chebyshev, else 2.
   int relax_chain_count() const { return chebyshev_ ? 3 : 2; }
-  /// Lanes of the widest host vector pass of the solve: a host pass rounds its
-  /// trip count up to a whole number of such blocks, so the beads past an env's
-  /// last one (padding) run in the vector loop instead of a scalar remainder.
+  /// Lanes of a host vector pass of the solve: a host pass runs whole blocks
+  /// of this many beads (padding lanes past an env's last bead included).
   static constexpr int relax_lane_block = 16;
-  /// Entries per env of each per-bead array of the solve's scratch (relax_sep,
-  /// sep_cache_split) for `n_max` beads: the beads and a block of padding.
-  static constexpr int relax_bead_stride_for(int n_max) { return n_max + relax_lane_block; }
+  /// Entries of each per-bead array of the solve's scratch (relax_chains'
+  /// coordinates, relax_sep, the host list scratch) for `n_max` beads: a
+  /// block before bead 0, the beads, and 48 after them (the host solve's
+  /// ghost copies of the closed chain's beads, reached by its whole blocks
+  /// and its near offsets of up to 32).
+  static constexpr int relax_bead_stride_for(int n_max) { return n_max + 4 * relax_lane_block; }
   /// relax_bead_stride_for(N_max) of these buffers.
   int relax_bead_stride() const { return relax_bead_stride_for(n_max_); }
-  /// Floats per coordinate array of a chain in relax_chains for `n_max` beads:
-  /// a ghost bead, where the host solve keeps a copy of the closed chain's last
-  /// bead, then the beads, the ghost after them (a copy of the first) and the
-  /// rest of the padding.
-  static constexpr int relax_chain_stride_for(int n_max) { return relax_bead_stride_for(n_max) + 1; }
+  /// Floats per coordinate array of a chain in relax_chains for `n_max`
+  /// beads: relax_bead_stride_for(n_max), bead 0 at entry relax_lane_block.
+  static constexpr int relax_chain_stride_for(int n_max) { return relax_bead_stride_for(n_max); }
   /// relax_chain_stride_for(N_max) of these buffers.
   int relax_chain_stride() const { return relax_chain_stride_for(n_max_); }
+  /// Units of the solve's scratch (relax_chains, relax_sep, the cache): one
+  /// per env on a device; one per thread of the execution space on a host
+  /// space, whose solve runs an env on one thread from start to end, so its
+  /// scratch is live only then (and stays in that core's caches from env to
+  /// env).
+  int relax_units() const { return relax_units_; }
 
   /// Throws ConfigError (naming `api`) unless `config` has the shape these buffers
   /// were allocated for (num_envs, num_points, N_max, relaxation modes).
@@ -155,21 +161,22 @@ class PipelineBuffers {
   IntView band;          ///< [E] separation exclusion band
   FloatView l0;          ///< [E] rest length perimeter / count
   Vec2View relaxed;      ///< [E*N_max] relaxation output
-  /// [E * C * 2 * S] the solve's chains in structure-of-arrays form, env
-  /// major: chain c of env e holds its x at [((e*C + c)*2)*S, + S) and its y
-  /// right after, bead i at entry i + 1; C = relax_chain_count() (read, write,
-  /// and the Chebyshev previous chain), S = relax_chain_stride()
+  /// [U * C * 2 * S] the solve's chains in structure-of-arrays form, unit
+  /// major (U = relax_units()): chain c of unit u holds its x at
+  /// [((u*C + c)*2)*S, + S) and its y right after, bead i at entry i + 16;
+  /// C = relax_chain_count() (read, write, and the Chebyshev previous
+  /// chain), S = relax_chain_stride()
   FloatView relax_chains;
-  /// [E * 3 * B] per-bead separation sums (x, y) and counts of a sweep, env
-  /// major, B = relax_bead_stride()
+  /// [U * 3 * S] per-bead separation sums (x, y) and counts of a sweep, unit
+  /// major, bead i at entry i + 16, S = relax_bead_stride()
   FloatView relax_sep;
   FloatView cheby_omega;               ///< device copy of chebyshev_schedule(config)
   std::vector<float> cheby_omega_host; ///< chebyshev_schedule(config)
-  CacheView sep_cache_idx;   ///< [E*N_max, slots] candidate bead indices; empty without cache
-  IntView sep_cache_count;   ///< [E*N_max] candidates per bead; empty without cache
-  IntView sep_overflow_flag; ///< [E*N_max] 1 if the bead's list overflowed in this solve
-  /// [E*11*B] on host spaces with the cache: how each bead's list splits
-  /// into far and near candidates, the host solve's scratch
+  CacheView sep_cache_idx;              ///< [U*N_max, slots] candidate bead indices; empty without cache
+  IntView sep_cache_count;              ///< [U*N_max] candidates per bead; empty without cache
+  IntView sep_overflow_flag;            ///< [U*N_max] 1 if the bead's list overflowed in this solve
+  /// [U*16*S] on host spaces with the cache: how each bead's list splits into
+  /// near bits, far entries and tiles of pairs, the host solve's scratch
   /// (docs/algorithms.md#how-the-solve-runs); empty otherwise
   IntView sep_cache_split;
 
@@ -194,6 +201,7 @@ class PipelineBuffers {
   int cache_slots_ = 0;
   bool chebyshev_ = false;
   int cell_table_ = 0;
+  int relax_units_ = 0;
   int z_knots_ = 0;          // knots per env (0 unless the z profile uses knots)
   int relax_iters_ = 0;      // the Chebyshev schedule's inputs
   int cheby_start_ = 0;
