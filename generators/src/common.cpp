@@ -72,62 +72,81 @@ void arc_impl(const LaunchContext<Space>& ctx, const std::string& scan_label, co
   const std::size_t M = static_cast<std::size_t>(scratch.stride);
   const bool all = active.extent(0) == 0;
 
-  // Scan: thread per env, sequential over the env's M dense points.
-  ctx.for_each(
-      scan_label, static_cast<std::size_t>(scratch.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
-        if (!all && active(e) <= 0) return;
-        const Vec2f* in = dense.data() + e * M;
-        Vec2f* r = real.data() + e * M;
-        int R = 0;
-        for (std::size_t j = 0; j < M; ++j) {
-          const Vec2f p = in[j];
-          if (is_finite(p)) r[R++] = p;
-        }
-        num_real(e) = R;
-        if (R < 2) return;
-        float* sg = seg.data() + e * M;
-        float* s = cum.data() + e * (M + 1);
-        double acc = 0.0;
-        s[0] = 0.0f;
-        for (int j = 0; j < R; ++j) {
-          const float l = length(r[j + 1 < R ? j + 1 : 0] - r[j]);
-          sg[j] = l;
-          acc += static_cast<double>(l);
-          s[j + 1] = static_cast<float>(acc);
-        }
-      });
-
   // Lookup of output point k of env e on segment j (the arc_segment of `target`).
   const std::size_t n = static_cast<std::size_t>(num);
-  const auto point_on = KOKKOS_LAMBDA(const std::size_t e, const int R, const float target, const int j) {
-    const Vec2f* r = real.data() + e * M;
-    const float* sg = seg.data() + e * M;
-    const float* s = cum.data() + e * (M + 1);
+  const auto point_on = KOKKOS_LAMBDA(const Vec2f* r, const float* sg, const float* s, const int R, const float target,
+                                      const int j) {
     const float frac = kmath::clamp((target - s[j]) / kmath::max(sg[j], 1e-12f), 0.0f, 1.0f);
     const Vec2f a = r[j], b = r[j + 1 < R ? j + 1 : 0];
     return a + frac * (b - a);
   };
+  // The closed loop's segment lengths and the cumulative table (double
+  // accumulation in order, stored as float) of the R points r.
+  const auto table = KOKKOS_LAMBDA(const Vec2f* r, const int R, float* sg, float* s) {
+    for (int j = 0; j + 1 < R; ++j) sg[j] = length(r[j + 1] - r[j]);
+    sg[R - 1] = length(r[0] - r[R - 1]);
+    double acc = 0.0;
+    s[0] = 0.0f;
+    for (int j = 0; j < R; ++j) {
+      acc += static_cast<double>(sg[j]);
+      s[j + 1] = static_cast<float>(acc);
+    }
+  };
+
   if constexpr (detail::is_host_space<Space>()) {
-    // Thread per env, its points in order: each segment walked to from the
+    // Thread per env, scan and lookup in one launch: an env whose dense points
+    // are all finite (the usual case) is read in place instead of compacted;
+    // its points are placed in order, each segment walked to from the
     // previous one when the table rises (the same segments as the search).
     ctx.for_each(
-        lookup_label, static_cast<std::size_t>(scratch.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+        scan_label, static_cast<std::size_t>(scratch.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
           if (!all && active(e) <= 0) return;
-          const int R = num_real(e);
+          const Vec2f* in = dense.data() + e * M;
+          bool finite = true;
+          for (std::size_t j = 0; j < M; ++j) finite = finite & is_finite(in[j]);
+          const Vec2f* r = in;
+          int R = static_cast<int>(M);
+          if (!finite) {
+            Vec2f* compact = real.data() + e * M;
+            R = 0;
+            for (std::size_t j = 0; j < M; ++j) {
+              const Vec2f p = in[j];
+              if (is_finite(p)) compact[R++] = p;
+            }
+            r = compact;
+          }
+          num_real(e) = R;
           Vec2f* o = out.data() + e * n;
           if (R < 2) {
             for (std::size_t k = 0; k < n; ++k) o[k] = nan2();
             return;
           }
-          const float* s = cum.data() + e * (M + 1);
+          float* sg = seg.data() + e * M;
+          float* s = cum.data() + e * (M + 1);
+          table(r, R, sg, s);
           geom::ArcWalk walk(s, R);
           for (std::size_t k = 0; k < n; ++k) {
             const float target = static_cast<float>(k) * s[R] / static_cast<float>(n);
-            o[k] = point_on(e, R, target, walk.segment(target));
+            o[k] = point_on(r, sg, s, R, target, walk.segment(target));
           }
         });
+    (void)lookup_label;
   } else {
-    // Thread per output point.
+    // Scan: thread per env, sequential over the env's M dense points.
+    ctx.for_each(
+        scan_label, static_cast<std::size_t>(scratch.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+          if (!all && active(e) <= 0) return;
+          const Vec2f* in = dense.data() + e * M;
+          Vec2f* r = real.data() + e * M;
+          int R = 0;
+          for (std::size_t j = 0; j < M; ++j) {
+            const Vec2f p = in[j];
+            if (is_finite(p)) r[R++] = p;
+          }
+          num_real(e) = R;
+          if (R >= 2) table(r, R, seg.data() + e * M, cum.data() + e * (M + 1));
+        });
+    // Lookup: thread per output point.
     ctx.for_each(
         lookup_label, static_cast<std::size_t>(scratch.num_envs) * n, KOKKOS_LAMBDA(const std::size_t t) {
           const std::size_t e = t / n, k = t % n;
@@ -139,7 +158,7 @@ void arc_impl(const LaunchContext<Space>& ctx, const std::string& scan_label, co
           }
           const float* s = cum.data() + e * (M + 1);
           const float target = static_cast<float>(k) * s[R] / static_cast<float>(n);
-          out(t) = point_on(e, R, target, geom::arc_segment(s, R, target));
+          out(t) = point_on(real.data() + e * M, seg.data() + e * M, s, R, target, geom::arc_segment(s, R, target));
         });
   }
 }
@@ -234,6 +253,36 @@ void closed_curve_dense(const LaunchContext<Space>& ctx, const std::string& labe
   const bool linear = sampling.curve == ClosedCurve::linear;
   const float den = static_cast<float>(sampling.include_end ? npseg - 1 : npseg);
   const std::size_t num_envs = R > 0 ? dense.extent(0) / R : 0;
+  if constexpr (detail::is_host_space<Space>()) {
+    // Thread per env: each segment's end points (and Catmull-Rom
+    // coefficients) shared by its samples, the same floats per sample.
+    const int segments = sampling.segments;
+    ctx.for_each(
+        label, num_envs, KOKKOS_LAMBDA(const std::size_t e) {
+          if (!all && active(e) <= 0) return;
+          const int n = fixed ? ctrl_stride : kmath::clamp(count(e), 0, ctrl_stride);
+          const Vec2f* c = ctrl.data() + e * CS;
+          Vec2f* out = dense.data() + e * R;
+          for (int i = 0; i < segments; ++i) {
+            Vec2f* o = out + static_cast<std::size_t>(i) * npseg;
+            if (n < 2 || i >= n) {
+              for (int s = 0; s < npseg; ++s) o[s] = nan2();
+              continue;
+            }
+            const Vec2f p1 = c[i], p2 = c[i + 1 < n ? i + 1 : 0];
+            if (linear) {
+              for (int s = 0; s < npseg; ++s) {
+                const float u = static_cast<float>(s) / den;
+                o[s] = (1.0f - u) * p1 + u * p2;
+              }
+            } else {
+              const CatmullRom seg(c[i > 0 ? i - 1 : n - 1], p1, p2, c[i + 2 < n ? i + 2 : i + 2 - n]);
+              for (int s = 0; s < npseg; ++s) o[s] = seg.at(static_cast<float>(s) / den);
+            }
+          }
+        });
+    return;
+  }
   ctx.for_each(
       label, num_envs * R, KOKKOS_LAMBDA(const std::size_t t) {
         const std::size_t e = t / R;

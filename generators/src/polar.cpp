@@ -40,21 +40,37 @@ void polar_controls(const LaunchContext<Space>& ctx, const std::string& label, c
       });
 }
 
-/// Step 2, thread per dense sample: periodic Catmull-Rom, segment i, sample s,
-/// u = s / npseg (the end point is excluded; the resample's wrap edge closes).
+/// Step 2: periodic Catmull-Rom, segment i, sample s, u = s / npseg (the end
+/// point is excluded; the resample's wrap edge closes). A thread per sample
+/// on devices; on host spaces a thread per env, each segment's coefficients
+/// shared by its samples (the same floats per sample).
 template <class Space>
 void polar_dense(const LaunchContext<Space>& ctx, const std::string& label, const PolarParams& p,
                  const DView<Vec2f, Space>& controls, const DView<Vec2f, Space>& dense) {
   const int K = p.num_knots, npseg = p.npseg, M = K * npseg;
-  ctx.for_each(
-      label, static_cast<std::size_t>(p.num_envs) * M, KOKKOS_LAMBDA(const std::size_t t) {
-        const std::size_t e = t / M;
-        const int r = static_cast<int>(t % M);
-        const int i = r / npseg, s = r % npseg;
-        const Vec2f* c = controls.data() + e * K;
-        const float u = static_cast<float>(s) / static_cast<float>(npseg);
-        dense(t) = catmull_rom(c[(i - 1 + K) % K], c[i], c[(i + 1) % K], c[(i + 2) % K], u);
-      });
+  if constexpr (is_host_space<Space>()) {
+    ctx.for_each(
+        label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+          const Vec2f* c = controls.data() + e * K;
+          Vec2f* out = dense.data() + e * M;
+          for (int i = 0; i < K; ++i) {
+            const CatmullRom seg(c[(i - 1 + K) % K], c[i], c[(i + 1) % K], c[(i + 2) % K]);
+            for (int s = 0; s < npseg; ++s) {
+              out[i * npseg + s] = seg.at(static_cast<float>(s) / static_cast<float>(npseg));
+            }
+          }
+        });
+  } else {
+    ctx.for_each(
+        label, static_cast<std::size_t>(p.num_envs) * M, KOKKOS_LAMBDA(const std::size_t t) {
+          const std::size_t e = t / M;
+          const int r = static_cast<int>(t % M);
+          const int i = r / npseg, s = r % npseg;
+          const Vec2f* c = controls.data() + e * K;
+          const float u = static_cast<float>(s) / static_cast<float>(npseg);
+          dense(t) = catmull_rom(c[(i - 1 + K) % K], c[i], c[(i + 1) % K], c[(i + 2) % K], u);
+        });
+  }
 }
 
 template <class Space>

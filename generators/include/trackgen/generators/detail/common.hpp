@@ -226,15 +226,22 @@ KOKKOS_INLINE_FUNCTION CubicWeights cubic_weights(float u) {
   return {v * v * v, 3.0f * u * v * v, 3.0f * u * u * v, u * u * u};
 }
 
-/// Uniform Catmull-Rom through p1..p2 at u:
-/// 0.5 [2p1 + (p2-p0)u + (2p0 - 5p1 + 4p2 - p3)u^2 + (-p0 + 3p1 - 3p2 + p3)u^3].
+/// The uniform Catmull-Rom segment through p1..p2 (with p0 before, p3 after)
+/// as its cubic's coefficients, which a segment's samples share.
+struct CatmullRom {
+  Vec2f a, b, c, d;
+  KOKKOS_INLINE_FUNCTION CatmullRom(Vec2f p0, Vec2f p1, Vec2f p2, Vec2f p3)
+      : a(2.0f * p1), b(p2 - p0), c(2.0f * p0 - 5.0f * p1 + 4.0f * p2 - p3), d(-p0 + 3.0f * p1 - 3.0f * p2 + p3) {}
+  /// 0.5 [2p1 + (p2-p0)u + (2p0 - 5p1 + 4p2 - p3)u^2 + (-p0 + 3p1 - 3p2 + p3)u^3].
+  KOKKOS_INLINE_FUNCTION Vec2f at(float u) const {
+    const float u2 = u * u, u3 = u2 * u;
+    return 0.5f * (a + b * u + c * u2 + d * u3);
+  }
+};
+
+/// Uniform Catmull-Rom through p1..p2 at u (CatmullRom::at).
 KOKKOS_INLINE_FUNCTION Vec2f catmull_rom(Vec2f p0, Vec2f p1, Vec2f p2, Vec2f p3, float u) {
-  const float u2 = u * u, u3 = u2 * u;
-  const Vec2f a = 2.0f * p1;
-  const Vec2f b = p2 - p0;
-  const Vec2f c = 2.0f * p0 - 5.0f * p1 + 4.0f * p2 - p3;
-  const Vec2f d = -p0 + 3.0f * p1 - 3.0f * p2 + p3;
-  return 0.5f * (a + b * u + c * u2 + d * u3);
+  return CatmullRom(p0, p1, p2, p3).at(u);
 }
 
 // ---------------------------------------------------------------------------
