@@ -23,11 +23,11 @@ namespace trackgen::detail {
 /// Arrays of PipelineBuffers::relax_bead_stride() int32 words per scratch unit
 /// of the relaxation's list scratch on a host space, before its far pairs
 /// (relaxation::HostLists in relax_host_loops.hpp).
-inline constexpr int host_split_arrays = 48;
+inline constexpr int host_split_arrays = 47;
 
 /// Arrays of a host scratch unit's far pairs and entries (relaxation::HostLists),
 /// of host_pair_capacity words each.
-inline constexpr int host_pair_arrays = 7;
+inline constexpr int host_pair_arrays = 9;
 
 /// Entries of each far pair array of a host scratch unit for `n_max` beads and
 /// `slots` cache slots: a pair for every far entry the lists can hold, and a

@@ -72,12 +72,14 @@ KOKKOS_INLINE_FUNCTION int near_width(const Env& env, const Distances& d) {
 ///    `left[i]` for (i - c) mod n, bit c - lo of `right[i]` for (i + c) mod n;
 ///  - far partners (circular distance above hi) as the cache's first `far[i]`
 ///    entries, the `below[i]` below the bead first, ascending;
-///  - the far pairs (lo < hi) of those entries, each once: `pair_lo`,
-///    `pair_hi`, `pair_on` (bit 0: on the lower bead's list, bit 1: on the
-///    upper's), `pair_min` the smallest squared distance of each block of 16
-///    pairs at the refresh (for the movement bound), and a sweep's pairs
-///    within the target, `near_pairs`, with their pushes on their lower beads
-///    (`pair_px`, `pair_py`, float bits);
+///  - the far pairs (lo < hi) of those entries, each once, in (lo, hi) order:
+///    `pair_lo`, `pair_hi`, `pair_on` (bit 0: on the lower bead's list, bit 1:
+///    on the upper's), `entry_pair` the pair of far entry k of bead i at
+///    entry_pair[i + k n], `pair_min` the smallest squared distance of each block
+///    of 16 pairs at the refresh (for the movement bound), and a sweep's pairs
+///    within the target, `near_pairs` in (lo, hi) order and `near_upper` in
+///    (hi, lo) order, with their pushes on their lower beads (`pair_px`,
+///    `pair_py`, float bits);
 ///  - the pairs (i, (i + c) mod n) as tiles of 16 (c, block b: i = 16 b + l):
 ///    `tiles[(c - lo) nb + b]` the lanes whose pair is on bead i's list (low
 ///    16 bits) and on bead (i + c) mod n's (high 16 bits), nb = blocks of the
@@ -103,7 +105,6 @@ struct HostLists {
   std::int32_t* below;
   std::int32_t* far;
   std::int32_t* counts;
-  std::int32_t* pair_start;
   std::uint32_t* ref_x;
   std::uint32_t* ref_y;
   std::uint32_t* tiles;
@@ -118,6 +119,8 @@ struct HostLists {
   std::uint32_t* pair_px;
   std::uint32_t* pair_py;
   std::int32_t* near_pairs;
+  std::int32_t* near_upper;
+  std::int32_t* entry_pair;
   int stride;
 
   /// The push factors of the near offset lo + r.
@@ -130,31 +133,15 @@ struct HostLists {
     std::int32_t* const far = arr(host_split_arrays);
     auto parr = [&](int a) { return far + static_cast<std::size_t>(a) * pairs; };
     auto pword = [&](int a) { return reinterpret_cast<std::uint32_t*>(parr(a)); };
-    return {word(0) + host_lead,
-            word(1) + host_lead,
-            arr(2) + host_lead,
-            arr(3) + host_lead,
-            arr(4),
-            arr(5) + host_lead,
-            word(6) + host_lead,
-            word(7) + host_lead,
-            word(8),
-            word(10),
-            word(12),
-            word(14),
-            word(16),
-            parr(0),
-            parr(1),
-            parr(2),
-            pword(3),
-            pword(4),
-            pword(5),
-            parr(6),
-            s.stride};
+    return {word(0) + host_lead, word(1) + host_lead, arr(2) + host_lead, arr(3) + host_lead, arr(4),
+            word(5) + host_lead, word(6) + host_lead, word(7),             word(9),             word(11),
+            word(13),            word(15),            parr(0),             parr(1),             parr(2),
+            pword(3),            pword(4),            pword(5),            parr(6),             parr(7),
+            parr(8),             s.stride};
   }
 };
-static_assert(host_split_arrays == 16 + host_near_max,
-              "HostLists takes sixteen arrays and a factor row per near offset");
+static_assert(host_split_arrays == 15 + host_near_max,
+              "HostLists takes fifteen arrays and a factor row per near offset");
 
 /// The host refresh (HostLoops::refresh) of the level host_simd() selects: the
 /// lists it builds, for tests.
