@@ -14,7 +14,7 @@
 //        which picks the outer border (larger |area|) and the thickness band;
 //        the knots of a knot-based z profile (uniform, random_walk);
 //      C (thread per point) z of the point from its plan-view arc length (the
-//        profile), offsets and the lift to Vec3 into the Track;
+//        profile), offsets and the lift to Vec3 into the Track; NaN padding;
 //      L (non-flat profiles only, thread per point) 3D central-difference unit
 //        tangents of the lifted centerline;
 //      D (one thread) non-flat: the 3D arc length (float64 scan) replacing the
@@ -176,9 +176,9 @@ struct InflateKernel {
     const bool lifted = z.profile != ZProfile::flat;
     const float perimeter = length_out(e);
     const int flip = env_flip(e);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_max), [&](const int i) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cnt), [&](const int i) {
       const std::size_t s = base + static_cast<std::size_t>(i);
-      const Vec2f ci = c[i];  // NaN at padding
+      const Vec2f ci = c[i];
       const Vec3f n3 = normal(s);
       const Vec2f n{n3.x, n3.y};
       const Vec2f pa = ci + hw * n, pb = ci - hw * n;
@@ -187,6 +187,15 @@ struct InflateKernel {
       center(s) = Vec3f{ci.x, ci.y, zi};
       outer(s) = Vec3f{o.x, o.y, zi};
       inner(s) = Vec3f{in.x, in.y, zi};
+    });
+    // Padding: NaN in plan view (the centre line and normals are NaN there),
+    // at the padding z of the profile.
+    const Vec3f pad{nanf(), nanf(), lifted ? 0.0f : z.base};
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cnt, n_max), [&](const int i) {
+      const std::size_t s = base + static_cast<std::size_t>(i);
+      center(s) = pad;
+      outer(s) = pad;
+      inner(s) = pad;
     });
     team.team_barrier();
 

@@ -97,6 +97,7 @@ KOKKOS_INLINE_FUNCTION Vec2f xy(Vec3f p) { return {p.x, p.y}; }
 template <class Space>
 struct NearPairsKernel {
   DView<Vec3f, Space> center, outer, inner;
+  DView<Vec2f, Space> ctr2;  // the centre line in plan view (the xy of `center`)
   DView<int, Space> count, valid, env_band, invalid_reason, truncated;
   DView<float, Space> seg, kappa;
   DView<int, Space> cell_start, cell_items;
@@ -211,19 +212,19 @@ struct NearPairsKernel {
 
   /// Whether a pair of the env's centre points farther apart than the band
   /// fails the thickness test (too_thin), over every such pair
-  /// (i, j > i): band < j - i < cnt - band. One thread; the j loop vectorizes.
+  /// (i, j > i): band < j - i < cnt - band, read from the plan-view centre
+  /// line `c` (the same floats as `center`). One thread; the j loop vectorizes.
   /// A row is first tested against sep2 alone (no square root): too_thin holds
   /// only below it, and few rows have a pair that close.
-  KOKKOS_FUNCTION bool thickness_fails(const Env& v) const {
-    const Vec3f* const c = v.c;
+  KOKKOS_FUNCTION bool thickness_fails(const Env& v, const Vec2f* c) const {
     for (int i = 0; i < v.cnt; ++i) {
-      const Vec2f ci = xy(c[i]);
+      const Vec2f ci = c[i];
       const int end = kmath::min(v.cnt, i + v.cnt - v.band);
       unsigned near = 0u;
-      for (int j = i + v.band + 1; j < end; ++j) near |= length_sq(ci - xy(c[j])) < v.sep2 ? 1u : 0u;
+      for (int j = i + v.band + 1; j < end; ++j) near |= length_sq(ci - c[j]) < v.sep2 ? 1u : 0u;
       if (near == 0u) continue;
       unsigned hit = 0u;
-      for (int j = i + v.band + 1; j < end; ++j) hit |= too_thin(v, length_sq(ci - xy(c[j]))) ? 1u : 0u;
+      for (int j = i + v.band + 1; j < end; ++j) hit |= too_thin(v, length_sq(ci - c[j])) ? 1u : 0u;
       if (hit != 0u) return true;
     }
     return false;
@@ -252,7 +253,7 @@ struct NearPairsKernel {
     v.sep2 = (2.001f * min_thickness) * (2.001f * min_thickness);
     if constexpr (detail::is_host_space<Space>()) {
       if (!loops) {
-        mark(e, v.cnt, thickness_fails(v) ? InvalidReason::thickness : 0);
+        mark(e, v.cnt, thickness_fails(v, ctr2.data() + base) ? InvalidReason::thickness : 0);
         return;
       }
     }
@@ -322,6 +323,7 @@ void check_near_pairs(const LaunchContext<Space>& ctx, const TrackGenConfig& con
   const PipelineConstants c = pipeline_constants(config);
   NearPairsKernel<Space> k;
   k.center = track.center;
+  k.ctr2 = buffers.ctr2;
   k.outer = track.outer;
   k.inner = track.inner;
   k.count = track.count;

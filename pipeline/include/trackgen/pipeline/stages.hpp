@@ -297,7 +297,7 @@ void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, Pipe
 /// preallocated cell_start / cell_items (cell side about 2 (hw + the longest
 /// centre segment)); every pair that can fail a test has its centre points in
 /// the same or neighbouring cells. Reads the centre line and borders of
-/// `track` and the buffers' seg, kappa and env_band, as inflate leaves them.
+/// `track` and the buffers' ctr2, seg, kappa and env_band, as inflate leaves them.
 /// ConfigError naming the API when the buffers or Track do not fit the config.
 /// Kernel "TrackGen::pipeline::inflate::near_pairs".
 template <class Space>
