@@ -47,20 +47,18 @@ inline float bits_float(std::uint32_t b) { return std::bit_cast<float>(b); }
 /// no listed pair.
 inline constexpr std::uint32_t never_bits = 0xffffffffu;
 
-/// The bits of +inf: a squared distance no pair reaches.
-inline constexpr std::uint32_t inf_bits = 0x7f800000u;
-
 /// The width w of a host env's near offsets [band + 1, band + w]: those a
-/// straight chain at the rest length reaches within twice the cache radius.
-/// Any width gives the same sums: nearly every bead lists the straight reach,
-/// a bend a few offsets more, which as far entries would cost a scalar test
-/// each per sweep, as near ones a share of a vector test (twice the reach was
-/// the fastest of 1, 2 and 3 times on default batches). The offsets are
+/// straight chain at the rest length reaches within three times the cache
+/// radius. Any width gives the same sums: nearly every bead lists the
+/// straight reach, a bend offsets further, which as far pairs cost a gathered
+/// test each per sweep, as near ones a share of a tile's test (three times the
+/// reach was the fastest of 1, 1.5, 2, 2.5, 3 and 4 times on default batches:
+/// perf_relax, hull 8% and bezier 4% faster than twice, polar the same). The offsets are
 /// circular (bead i's near partners are (i -+ c) mod n), so they stay below
 /// n / 2, where the pairs at c and at n - c would be the same, and at most
 /// host_near_max, the ghost beads after the chain.
 KOKKOS_INLINE_FUNCTION int near_width(const Env& env, const Distances& d) {
-  const float reach = 2.0f * d.cache_radius / env.rest_length;
+  const float reach = 3.0f * d.cache_radius / env.rest_length;
   const int w = reach > 0.0f && reach < 64.0f ? static_cast<int>(reach) + 1 - env.band : 0;
   const int top = kmath::min((env.count - 1) / 2, host_near_max);  // the largest near offset
   return kmath::max(kmath::min(w, top - env.band), 0);
