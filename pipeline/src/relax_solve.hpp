@@ -156,7 +156,8 @@ KOKKOS_INLINE_FUNCTION int solve_env(const Loops& loops, const EnvSolve& a) {
     swap();
   }
   Vec2f* const out = a.output;
-  loops.beads(0, n_max, [&](const int i) { out[i] = i < ne ? rd.get(i) : x0[i]; });
+  loops.beads(0, ne, [&](const int i) { out[i] = rd.get(i); });
+  loops.beads(ne, n_max, [&](const int i) { out[i] = x0[i]; });
   return s.use_cache && s.iters > 0 ? loops.count_flags(ne, cache.overflow) : 0;
 }
 
