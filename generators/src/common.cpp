@@ -312,6 +312,30 @@ void normalize_bbox(const LaunchContext<Space>& ctx, const std::string& prefix, 
   using MinMaxF = Kokkos::MinMaxScalar<float>;
   const std::size_t S = static_cast<std::size_t>(stride);
   const int num_envs = stride > 0 ? static_cast<int>(pts.extent(0) / S) : 0;
+  if constexpr (detail::is_host_space<Space>()) {
+    // Thread per env: the box in point order (the order of a team of one),
+    // both coordinates in one pass, then the transform.
+    ctx.for_each(
+        prefix + "normalize", static_cast<std::size_t>(num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+          Vec2f* p = pts.data() + e * S;
+          MinMaxF bx{}, by{};
+          Kokkos::MinMax<float>(bx).init(bx);
+          Kokkos::MinMax<float>(by).init(by);
+          for (int i = 0; i < n; ++i) {
+            const Vec2f q = p[i];
+            if (!is_finite(q)) continue;
+            bx.min_val = kmath::min(bx.min_val, q.x);
+            bx.max_val = kmath::max(bx.max_val, q.x);
+            by.min_val = kmath::min(by.min_val, q.y);
+            by.max_val = kmath::max(by.max_val, q.y);
+          }
+          const Vec2f c{(bx.min_val + bx.max_val) / 2.0f, (by.min_val + by.max_val) / 2.0f};
+          const float extent = kmath::max(bx.max_val - bx.min_val, by.max_val - by.min_val);
+          const float s = target / kmath::max(extent, 1e-8f);
+          for (int i = 0; i < n; ++i) p[i] = (p[i] - c) * s;
+        });
+    return;
+  }
   ctx.for_each_team(
       prefix + "normalize", num_envs, 0, KOKKOS_LAMBDA(const member_type& team) {
         Vec2f* p = pts.data() + static_cast<std::size_t>(team.league_rank()) * S;
