@@ -41,8 +41,26 @@
 // otherwise the original system's band from the final geometry.
 #include "pipeline_detail.hpp"
 
+#include <cstring>
+
 namespace trackgen {
 namespace {
+
+/// Writes v to p[0, count): on a host space in blocks of 16 copies (whole
+/// vector stores instead of a store per coordinate); padding is most of a
+/// row (N_max against a track's hundred points or so).
+template <class Space, class Member>
+KOKKOS_INLINE_FUNCTION void fill_points(const Member& team, Vec3f* p, int count, Vec3f v) {
+  if constexpr (detail::is_host_space<Space>()) {
+    Vec3f block[16];
+    for (Vec3f& b : block) b = v;
+    int i = 0;
+    for (; i + 16 <= count; i += 16) std::memcpy(p + i, block, sizeof(block));
+    for (; i < count; ++i) p[i] = v;
+  } else {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int i) { p[i] = v; });
+  }
+}
 
 template <class Space>
 struct InflateKernel {
@@ -114,23 +132,20 @@ struct InflateKernel {
     const Vec2f* const c = ctr2.data() + base;
 
     // --- A: per-point frames and local quantities
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_max), [&](const int i) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cnt), [&](const int i) {
       const std::size_t s = base + static_cast<std::size_t>(i);
-      if (i < cnt) {
-        const Vec2f cp = c[i > 0 ? i - 1 : cnt - 1], ci = c[i], cn = c[i + 1 < cnt ? i + 1 : 0];
-        const Vec2f t = geom::safe_norm2(cn - cp);
-        tangent(s) = Vec3f{t.x, t.y, 0.0f};
-        normal(s) = Vec3f{-t.y, t.x, 0.0f};
-        kappa(s) = geom::menger_curvature(cp, ci, cn);
-        const Vec2f e_out = cn - ci;
-        seg(s) = length(e_out);
-        arclen(s) = kmath::atan2(e_out.y, e_out.x);  // the heading of edge i until phase B
-      } else {
-        tangent(s) = Vec3f{nanf(), nanf(), 0.0f};
-        normal(s) = Vec3f{nanf(), nanf(), 0.0f};
-        arclen(s) = nanf();
-      }
+      const Vec2f cp = c[i > 0 ? i - 1 : cnt - 1], ci = c[i], cn = c[i + 1 < cnt ? i + 1 : 0];
+      const Vec2f t = geom::safe_norm2(cn - cp);
+      tangent(s) = Vec3f{t.x, t.y, 0.0f};
+      normal(s) = Vec3f{-t.y, t.x, 0.0f};
+      kappa(s) = geom::menger_curvature(cp, ci, cn);
+      const Vec2f e_out = cn - ci;
+      seg(s) = length(e_out);
+      arclen(s) = kmath::atan2(e_out.y, e_out.x);  // the heading of edge i until phase B
     });
+    fill_points<Space>(team, tangent.data() + base + cnt, n_max - cnt, Vec3f{nanf(), nanf(), 0.0f});
+    fill_points<Space>(team, normal.data() + base + cnt, n_max - cnt, Vec3f{nanf(), nanf(), 0.0f});
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cnt, n_max), [&](const int i) { arclen(base + i) = nanf(); });
     team.team_barrier();
     // Heading change: edge i - 1 is point i's incoming edge ci - cp, the same
     // floats, so each edge's atan2 serves both of its points.
@@ -191,12 +206,9 @@ struct InflateKernel {
     // Padding: NaN in plan view (the centre line and normals are NaN there),
     // at the padding z of the profile.
     const Vec3f pad{nanf(), nanf(), lifted ? 0.0f : z.base};
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cnt, n_max), [&](const int i) {
-      const std::size_t s = base + static_cast<std::size_t>(i);
-      center(s) = pad;
-      outer(s) = pad;
-      inner(s) = pad;
-    });
+    fill_points<Space>(team, center.data() + base + cnt, n_max - cnt, pad);
+    fill_points<Space>(team, outer.data() + base + cnt, n_max - cnt, pad);
+    fill_points<Space>(team, inner.data() + base + cnt, n_max - cnt, pad);
     team.team_barrier();
 
     // --- L: 3D tangents of a lifted centerline (needs the neighbours' z)
