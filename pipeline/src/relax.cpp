@@ -96,19 +96,19 @@ struct RelaxSolveKernel {
     float* const sp = sep.data() + unit * 3 * stride + lead;
     const std::size_t cache_base = unit * n_max;
     return {.env = {kmath::max(kmath::min(count(e), n_max), 0), kmath::max(band(e), 0), l0(e)},
-        .n_max = n_max,
+            .n_max = n_max,
             .chains = {chain(0), chain(1), chain(2)},
-        .input = input.data() + base,
-        .output = output.data() + base,
+            .input = input.data() + base,
+            .output = output.data() + base,
             .sums = {sp, sp + stride, sp + 2 * stride},
             .cache = {at(cache_idx, cache_base), cache_idx.stride(1), at(cache_count, cache_base),
                       at(overflow_flag, cache_base), schedule.slots},
             .split = {at(cache_split, unit * split_words), stride, pairs},
-        .omega = omega.data(),
-        .schedule = schedule,
-        .dist = dist,
-        .weights = weights,
-        .cheby_gamma = cheby_gamma};
+            .omega = omega.data(),
+            .schedule = schedule,
+            .dist = dist,
+            .weights = weights,
+            .cheby_gamma = cheby_gamma};
   }
 
   KOKKOS_FUNCTION void operator()(const detail::TeamMember<Space>& team) const {
@@ -168,28 +168,29 @@ void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
   const rx::Schedule schedule = rx::schedule_of(config, c, buffers.cache_slots(), !buffers.cheby_omega_host.empty());
   const RelaxSolveKernel<Space> k{
       .input = buffers.cs_center,
-                                  .output = buffers.relaxed,
-                                  .chains = buffers.relax_chains,
-                                  .sep = buffers.relax_sep,
-                                  .count = track.count,
-                                  .band = buffers.band,
-                                  .l0 = buffers.l0,
-                                  .omega = buffers.cheby_omega,
-                                  .cache_idx = buffers.sep_cache_idx,
-                                  .cache_count = buffers.sep_cache_count,
-                                  .overflow_flag = buffers.sep_overflow_flag,
-                                  .cache_split = buffers.sep_cache_split,
-                                  .sep_overflow = track.sep_overflow,
-                                  .n_max = buffers.n_max(),
-                                  .num_chains = buffers.relax_chain_count(),
+      .output = buffers.relaxed,
+      .chains = buffers.relax_chains,
+      .sep = buffers.relax_sep,
+      .count = track.count,
+      .band = buffers.band,
+      .l0 = buffers.l0,
+      .omega = buffers.cheby_omega,
+      .cache_idx = buffers.sep_cache_idx,
+      .cache_count = buffers.sep_cache_count,
+      .overflow_flag = buffers.sep_overflow_flag,
+      .cache_split = buffers.sep_cache_split,
+      .sep_overflow = track.sep_overflow,
+      .n_max = buffers.n_max(),
+      .num_chains = buffers.relax_chain_count(),
       .stride = buffers.relax_bead_stride(),
       .split_words = detail::host_split_words(buffers.n_max(), buffers.cache_slots()),
       .pairs = static_cast<int>(detail::host_pair_capacity(buffers.n_max(), buffers.cache_slots())),
-                                  .schedule = schedule,
-                                  .dist = rx::distances_of(c),
-                                  .weights = c.weights,
-                                  .cheby_gamma = c.cheby_gamma,
-      .host_solver = host_solver_of<Space>()};
+      .schedule = schedule,
+      .dist = rx::distances_of(c),
+      .weights = c.weights,
+      .cheby_gamma = c.cheby_gamma,
+      .host_solver = host_solver_of<Space>(),
+      .token = Kokkos::Experimental::UniqueToken<Space>()};
   ctx.for_each_team("TrackGen::pipeline::relax::solve", buffers.num_envs(), detail::env_team_size<Space>(), k);
 }
 
@@ -206,12 +207,12 @@ void relax(const LaunchContext<Space>& ctx, const TrackGenConfig& config, Pipeli
   }
 }
 
-#define TRACKGEN_INSTANTIATE_RELAX(S)                                                                   \
-  template void relax_setup<S>(const LaunchContext<S>&, const TrackGenConfig&, PipelineBuffers<S>&,    \
-                               const Track<typename S::memory_space>&);                                \
-  template void relax_solve<S>(const LaunchContext<S>&, const TrackGenConfig&, PipelineBuffers<S>&,    \
-                               Track<typename S::memory_space>&);                                      \
-  template void relax<S>(const LaunchContext<S>&, const TrackGenConfig&, PipelineBuffers<S>&,          \
+#define TRACKGEN_INSTANTIATE_RELAX(S)                                                               \
+  template void relax_setup<S>(const LaunchContext<S>&, const TrackGenConfig&, PipelineBuffers<S>&, \
+                               const Track<typename S::memory_space>&);                             \
+  template void relax_solve<S>(const LaunchContext<S>&, const TrackGenConfig&, PipelineBuffers<S>&, \
+                               Track<typename S::memory_space>&);                                   \
+  template void relax<S>(const LaunchContext<S>&, const TrackGenConfig&, PipelineBuffers<S>&,       \
                          Track<typename S::memory_space>&);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_RELAX)
 
