@@ -94,6 +94,34 @@ KOKKOS_INLINE_FUNCTION float sagitta(float l, float k) {
 
 KOKKOS_INLINE_FUNCTION Vec2f xy(Vec3f p) { return {p.x, p.y}; }
 
+/// Whether two centre points at squared distance d2 are closer than the
+/// thickness test allows (the separation half of the test, band aside):
+/// closer than sep2, and half their distance below min_thickness.
+KOKKOS_INLINE_FUNCTION bool thin_distance(float d2, float sep2, float min_thickness) {
+  return d2 < sep2 && 0.5f * kmath::sqrt(d2) < min_thickness;
+}
+
+/// Whether a pair of an env's `cnt` centre points c farther apart than the
+/// band fails the thickness test (thin_distance), over every such pair (i, j > i):
+/// band < j - i < cnt - band. A host space's thread per env, without the loop
+/// check; the j loops vectorize, compiled per instruction-set level
+/// (TRACKGEN_HOST_CLONES: the same answer on each, every pair's distance the
+/// same float). A row is first tested against sep2 alone (no square root):
+/// thin_distance holds only below it, and few rows have a pair that close.
+TRACKGEN_HOST_CLONES bool thin_pairs(const Vec2f* c, int cnt, int band, float sep2, float min_thickness) {
+  for (int i = 0; i < cnt; ++i) {
+    const Vec2f ci = c[i];
+    const int end = kmath::min(cnt, i + cnt - band);
+    unsigned near = 0u;
+    for (int j = i + band + 1; j < end; ++j) near |= length_sq(ci - c[j]) < sep2 ? 1u : 0u;
+    if (near == 0u) continue;
+    unsigned hit = 0u;
+    for (int j = i + band + 1; j < end; ++j) hit |= thin_distance(length_sq(ci - c[j]), sep2, min_thickness) ? 1u : 0u;
+    if (hit != 0u) return true;
+  }
+  return false;
+}
+
 template <class Space>
 struct NearPairsKernel {
   DView<Vec3f, Space> center, outer, inner;
@@ -151,12 +179,6 @@ struct NearPairsKernel {
     return m > 0.0f && closer_than(b, sj.c0, sj.c1, m);
   }
 
-  /// Whether two centre points at squared distance d2 are closer than the
-  /// thickness test allows (the separation half of the test, band aside).
-  KOKKOS_FUNCTION bool too_thin(const Env& v, float d2) const {
-    return d2 < v.sep2 && 0.5f * kmath::sqrt(d2) < min_thickness;
-  }
-
   /// Whether the pair (i, j) fails; d2 = |c_i - c_j|^2 <= reach^2 gates the
   /// tests that cannot fail farther. Thickness: the points are farther apart
   /// than the band and closer than 2 min_thickness. Loop check: a border point
@@ -164,7 +186,7 @@ struct NearPairsKernel {
   /// or, for non-adjacent segments, two segments of one loop closer than delta.
   KOKKOS_FUNCTION std::int32_t pair_fails(const Env& v, int i, const Seg& si, int j, float d2) const {
     const int circ = geom::circ_dist(i, j, v.cnt);
-    const std::int32_t sep = circ > v.band && too_thin(v, d2) ? InvalidReason::thickness : 0;
+    const std::int32_t sep = circ > v.band && thin_distance(d2, v.sep2, min_thickness) ? InvalidReason::thickness : 0;
     return sep | (loops && loop_fails(v, i, si, j, d2, circ) ? InvalidReason::crossing : 0);
   }
 
@@ -202,32 +224,12 @@ struct NearPairsKernel {
       const int k_end = start[s + 1];
       for (int k = start[s]; k < k_end; ++k) {
         const int j = items[k];
-        const float d2 = length_sq(si.c0 - xy(centre[j]));  // the thickness test's expression (thickness_fails)
+        const float d2 = length_sq(si.c0 - xy(centre[j]));  // the thickness test's expression (thin_pairs)
         if (d2 <= reach2 && (c > 0 || j >= i)) fails |= pair_fails(v, i, si, j, d2);
         if (fails == all) return fails;  // every bit found: the set does not depend on the visiting order
       }
     }
     return fails;
-  }
-
-  /// Whether a pair of the env's centre points farther apart than the band
-  /// fails the thickness test (too_thin), over every such pair
-  /// (i, j > i): band < j - i < cnt - band, read from the plan-view centre
-  /// line `c` (the same floats as `center`). One thread; the j loop vectorizes.
-  /// A row is first tested against sep2 alone (no square root): too_thin holds
-  /// only below it, and few rows have a pair that close.
-  KOKKOS_FUNCTION bool thickness_fails(const Env& v, const Vec2f* c) const {
-    for (int i = 0; i < v.cnt; ++i) {
-      const Vec2f ci = c[i];
-      const int end = kmath::min(v.cnt, i + v.cnt - v.band);
-      unsigned near = 0u;
-      for (int j = i + v.band + 1; j < end; ++j) near |= length_sq(ci - c[j]) < v.sep2 ? 1u : 0u;
-      if (near == 0u) continue;
-      unsigned hit = 0u;
-      for (int j = i + v.band + 1; j < end; ++j) hit |= too_thin(v, length_sq(ci - c[j])) ? 1u : 0u;
-      if (hit != 0u) return true;
-    }
-    return false;
   }
 
   /// Marks env e invalid for the failed tests `fails` (nothing when 0).
@@ -253,7 +255,8 @@ struct NearPairsKernel {
     v.sep2 = (2.001f * min_thickness) * (2.001f * min_thickness);
     if constexpr (detail::is_host_space<Space>()) {
       if (!loops) {
-        mark(e, v.cnt, thickness_fails(v, ctr2.data() + base) ? InvalidReason::thickness : 0);
+        mark(e, v.cnt,
+             thin_pairs(ctr2.data() + base, v.cnt, v.band, v.sep2, min_thickness) ? InvalidReason::thickness : 0);
         return;
       }
     }
