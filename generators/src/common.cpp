@@ -74,8 +74,8 @@ void arc_impl(const LaunchContext<Space>& ctx, const std::string& scan_label, co
 
   // Lookup of output point k of env e on segment j (the arc_segment of `target`).
   const std::size_t n = static_cast<std::size_t>(num);
-  const auto point_on = KOKKOS_LAMBDA(const Vec2f* r, const float* sg, const float* s, const int R, const float target,
-                                      const int j) {
+  const auto point_on =
+      KOKKOS_LAMBDA(const Vec2f* r, const float* sg, const float* s, const int R, const float target, const int j) {
     const float frac = kmath::clamp((target - s[j]) / kmath::max(sg[j], 1e-12f), 0.0f, 1.0f);
     const Vec2f a = r[j], b = r[j + 1 < R ? j + 1 : 0];
     return a + frac * (b - a);

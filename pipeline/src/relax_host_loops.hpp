@@ -131,11 +131,28 @@ struct HostLists {
     std::int32_t* const far = arr(host_split_arrays);
     auto parr = [&](int a) { return far + static_cast<std::size_t>(a) * pairs; };
     auto pword = [&](int a) { return reinterpret_cast<std::uint32_t*>(parr(a)); };
-    return {word(0) + host_lead, word(1) + host_lead, arr(2) + host_lead, arr(3) + host_lead, arr(4),
-            word(5) + host_lead, word(6) + host_lead, word(7),             word(9),             word(11),
-            word(13),            word(15),            parr(0),             parr(1),             parr(2),
-            pword(3),            pword(4),            pword(5),            parr(6),             parr(7),
-            parr(8),             s.stride};
+    return {word(0) + host_lead,
+            word(1) + host_lead,
+            arr(2) + host_lead,
+            arr(3) + host_lead,
+            arr(4),
+            word(5) + host_lead,
+            word(6) + host_lead,
+            word(7),
+            word(9),
+            word(11),
+            word(13),
+            word(15),
+            parr(0),
+            parr(1),
+            parr(2),
+            pword(3),
+            pword(4),
+            pword(5),
+            parr(6),
+            parr(7),
+            parr(8),
+            s.stride};
   }
 };
 static_assert(host_split_arrays == 15 + host_near_max,

@@ -71,7 +71,7 @@ struct EnvSolve {
   Vec2f* output;           ///< the env's [N_max] relaxed chain
   SepSums sums;            ///< per-bead separation sums
   Cache cache;             ///< separation cache (null pointers without it)
-  HostSplit split;     ///< host spaces: the lists' scratch (relax_host_loops.hpp)
+  HostSplit split;         ///< host spaces: the lists' scratch (relax_host_loops.hpp)
   const float* omega;      ///< Chebyshev schedule, entry k - cheby_start
   Schedule schedule;
   Distances dist;

@@ -172,9 +172,9 @@ class PipelineBuffers {
   FloatView relax_sep;
   FloatView cheby_omega;               ///< device copy of chebyshev_schedule(config)
   std::vector<float> cheby_omega_host; ///< chebyshev_schedule(config)
-  CacheView sep_cache_idx;              ///< [U*N_max, slots] candidate bead indices; empty without cache
-  IntView sep_cache_count;              ///< [U*N_max] candidates per bead; empty without cache
-  IntView sep_overflow_flag;            ///< [U*N_max] 1 if the bead's list overflowed in this solve
+  CacheView sep_cache_idx;             ///< [U*N_max, slots] candidate bead indices; empty without cache
+  IntView sep_cache_count;             ///< [U*N_max] candidates per bead; empty without cache
+  IntView sep_overflow_flag;           ///< [U*N_max] 1 if the bead's list overflowed in this solve
   /// [U*16*S] on host spaces with the cache: how each bead's list splits into
   /// near bits, far entries and tiles of pairs, the host solve's scratch
   /// (docs/algorithms.md#how-the-solve-runs); empty otherwise
