@@ -10,6 +10,7 @@ import base64
 import json
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -187,16 +188,45 @@ def find_chromium():
 
 
 def start_browser(chromium, profile):
+    """Chromium in a session of its own, so that stop_browser can end its
+    helper processes (renderer, crash handler) too, not only the browser."""
     proc = subprocess.Popen([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-proxy-server",
                              "--hide-scrollbars", "--no-first-run", "--window-size=1400,1000",
                              "--remote-debugging-port=0", f"--user-data-dir={profile}", "about:blank"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     for line in proc.stderr:  # "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/..."
         if "DevTools listening on" in line:
             port = urllib.parse.urlparse(line.split("listening on ", 1)[1].strip()).port
             return proc, port
-    proc.kill()
+    stop_browser(proc)
     raise RuntimeError("chromium exited before it listened")
+
+
+def stop_browser(proc):
+    """Ends every process of Chromium's group and waits until none is left:
+    a helper that outlives the browser may still write into the profile
+    folder while it is being removed (seen in CI as 'Directory not empty')."""
+    def signal_group(sig):
+        try:
+            os.killpg(proc.pid, sig)
+            return True
+        except ProcessLookupError:
+            return False
+
+    signal_group(signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    start = time.monotonic()
+    while signal_group(0):  # signal 0: is any member of the group still there?
+        waited = time.monotonic() - start
+        if waited > 15:  # an unreaped zombie answers signal 0 too: do not wait forever
+            break
+        if waited > 10:
+            signal_group(signal.SIGKILL)
+        time.sleep(0.05)
 
 
 def main():
@@ -284,8 +314,7 @@ def main():
             f.check(page.eval(cells) == 9 and page.eval("document.querySelectorAll('#grid .gate').length") > 9 * 3,
                     "gates mode draws a gate course per cell")
         finally:
-            browser.terminate()
-            browser.wait(timeout=30)
+            stop_browser(browser)
     f.exit()
 
 
