@@ -337,7 +337,7 @@ struct ArcWalk {
 
 /// The point of arc_point on segment j (the one arc_segment gives for `target`).
 KOKKOS_INLINE_FUNCTION Vec2f arc_point_on(const Vec2f* p, const float* s, int m, float target, int j) {
-  const Vec2f a = p[j], b = p[(j + 1) % m];
+  const Vec2f a = p[j], b = p[j + 1 < m ? j + 1 : 0];  // j is in [0, m - 1]: no division
   const float seg = length(b - a);
   const float frac = kmath::clamp((target - s[j]) / kmath::max(seg, 1e-12f), 0.0f, 1.0f);
   return a + frac * (b - a);
