@@ -5,8 +5,11 @@
 
 #include <trackgen/core/geometry.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
+#include <vector>
 
 using trackgen::Vec2f;
 using trackgen::Vec3f;
@@ -405,4 +408,77 @@ TEMPLATE_TEST_CASE("Arc-length walk: ArcWalk gives arc_segment's segments", "[ge
   CHECK(r.rises);
   CHECK_FALSE(r.dips);
   CHECK_FALSE(r.has_nan);
+}
+
+namespace {
+
+/// A pair of edges (incoming a, outgoing b) and what the turn at their joint is.
+struct EdgePair {
+  Vec2f a, b;
+};
+struct TurnPair {
+  float estimate;  ///< turn_estimate(a, b)
+  float exact;     ///< wrap_angle(atan2(b) - atan2(a)), the inflation's former per-point term
+};
+
+/// Edge pairs of every kind: random directions over nine decades of length,
+/// nearly parallel and nearly reversed pairs, the axes with signed zeros, and
+/// degenerate edges (zero, tiny, huge, NaN).
+std::vector<EdgePair> edge_pairs() {
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<double> angle(-geom::pi_d, geom::pi_d), decade(-6.0, 3.0), small(-1e-3, 1e-3);
+  auto edge = [&](double theta, double len) {
+    return Vec2f{static_cast<float>(len * std::cos(theta)), static_cast<float>(len * std::sin(theta))};
+  };
+  std::vector<EdgePair> pairs;
+  for (int k = 0; k < 200000; ++k) {
+    const double t = angle(rng), la = std::pow(10.0, decade(rng)), lb = la * std::pow(10.0, 0.5 * decade(rng) / 3.0);
+    double turn = angle(rng);
+    if (k % 4 == 1) turn = small(rng);                                                             // nearly straight on
+    if (k % 4 == 2) turn = (turn > 0 ? 1.0 : -1.0) * (geom::pi_d - 0.02 - std::fabs(small(rng)));  // sharp
+    pairs.push_back({edge(t, la), edge(t + turn, lb)});
+  }
+  for (const float s : {1.0f, -1.0f}) {  // along the axes, signed zeros included
+    for (const Vec2f b : {Vec2f{1, 0}, Vec2f{0, 1}, Vec2f{-1, 0.0f}, Vec2f{0, -1}, Vec2f{1, -0.0f}, Vec2f{-0.0f, 1}}) {
+      pairs.push_back({Vec2f{s, 0.0f}, b});
+      pairs.push_back({Vec2f{0.0f, s}, b});
+    }
+  }
+  for (const Vec2f d : {Vec2f{0, 0}, Vec2f{1e-20f, 0}, Vec2f{3e19f, 1e19f}, Vec2f{nan_f, 1}, Vec2f{1, inf_f}}) {
+    pairs.push_back({d, Vec2f{1, 1}});
+    pairs.push_back({Vec2f{1, 1}, d});
+  }
+  return pairs;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("turn_estimate: within turn_estimate_error of the wrapped heading change, NaN where unsure",
+                   "[geometry]", TRACKGEN_TEST_SPACES) {
+  const std::vector<EdgePair> pairs = edge_pairs();
+  const auto r = trackgen::test::map_on_device<TestType>(
+      pairs, KOKKOS_LAMBDA(const EdgePair& p) {
+        return TurnPair{geom::turn_estimate(p.a, p.b),
+                        geom::wrap_angle(trackgen::kmath::atan2(p.b.y, p.b.x) - trackgen::kmath::atan2(p.a.y, p.a.x))};
+      });
+  double worst = 0.0;
+  int estimated = 0;
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const EdgePair& p = pairs[k];
+    INFO("pair " << k << ": a (" << p.a.x << ", " << p.a.y << "), b (" << p.b.x << ", " << p.b.y << "), estimate "
+                 << r[k].estimate << ", exact " << r[k].exact);
+    const float hi = std::max(std::fabs(trackgen::cross(p.a, p.b)), std::fabs(trackgen::dot(p.a, p.b)));
+    const bool clear = hi > 1e-30f && hi < 1e30f && std::fabs(r[k].exact) < geom::pi_f - 0.011f;
+    if (std::isnan(r[k].estimate)) {
+      CHECK_FALSE(clear);  // unsure only for a degenerate pair or a turn near +-pi
+      continue;
+    }
+    ++estimated;
+    // a quarter of the bound, so that the bound keeps a margin over every platform's libm
+    CHECK(std::fabs(r[k].estimate - r[k].exact) <= 0.25 * geom::turn_estimate_error);
+    worst = std::max(worst, static_cast<double>(std::fabs(r[k].estimate - r[k].exact)));
+  }
+  INFO("largest difference " << worst);
+  CHECK(estimated > 190000);
+  CHECK(worst < 1e-5);
 }

@@ -4,10 +4,12 @@
 // the batch summary.
 #include "test_pipeline_support.hpp"
 
+#include <trackgen/core/geometry.hpp>
 #include <trackgen/core/invalid_reason.hpp>
 #include <trackgen/pipeline/track_generator.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -178,6 +180,68 @@ TEMPLATE_TEST_CASE("invalid reasons: constructed cases of each reason", "[validi
       CHECK(((m & InvalidReason::generator) != 0) == (e % 4 == 1));
       CHECK(((m & InvalidReason::too_few_points) != 0) == (e % 4 == 3));
       if (e % 2 == 0) CHECK(m == 0);
+    }
+  }
+}
+
+namespace {
+
+/// Per env of `t`, ||T| - 2 pi| in float, T the float sum in point order of the
+/// wrapped heading changes of its centre line (the turning test's quantity,
+/// docs/algorithms.md#validity), computed with atan2 on Space.
+template <class Space>
+std::vector<float> turning_offsets(const trackgen::Track<typename Space::memory_space>& t) {
+  const int n_max = t.n_max();
+  const auto center = t.center;
+  const auto count = t.count;
+  Kokkos::View<float*, typename Space::memory_space> off("TrackGen::test::turning_offsets", count.extent(0));
+  Kokkos::parallel_for(
+      "TrackGen::test::turning_offsets", Kokkos::RangePolicy<Space>(0, count.extent(0)), KOKKOS_LAMBDA(const int e) {
+        const int n = count(e);
+        const trackgen::Vec3f* p = center.data() + static_cast<std::size_t>(e) * n_max;
+        auto heading = [&](int i) {
+          const trackgen::Vec3f a = p[i], b = p[i + 1 < n ? i + 1 : 0];
+          return trackgen::kmath::atan2(b.y - a.y, b.x - a.x);
+        };
+        float turning = 0.0f, prev = heading(n - 1);
+        for (int i = 0; i < n; ++i) {
+          const float th = heading(i);
+          turning += trackgen::geom::wrap_angle(th - prev);
+          prev = th;
+        }
+        off(e) = trackgen::kmath::fabs(trackgen::kmath::fabs(turning) - trackgen::geom::two_pi_f);
+      });
+  return trackgen::test::to_vector(off);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("invalid reasons: the turning test decides as the exact float sum, at any tolerance",
+                   "[validity][reasons]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  for (const char* g : {"bezier", "polar"}) {
+    TrackGenConfig c;
+    c.generator = g;
+    c.num_envs = 32;
+    trackgen::TrackGenerator<Space> gen(c, trackgen::SeedState<Space>(c.num_envs, 0));
+    const auto& track = gen.generate();
+    const std::vector<float> off = turning_offsets<Space>(track);
+    const tt::HostTrack first = tt::HostTrack::from(track);
+    // The estimates decide at the default tolerance; a tolerance at an env's own
+    // offset, or just below it, leaves them unsure, and the exact sum decides.
+    float top = 0.0f;
+    for (int e = 0; e < c.num_envs; ++e) {
+      if (first.count[e] > 0 && std::isfinite(off[e])) top = std::max(top, off[e]);
+    }
+    REQUIRE(top > 0.0f);
+    for (const float tol : {c.turning_tol, top, std::nextafter(top, 0.0f), 0.0f}) {
+      c.turning_tol = tol;
+      const tt::HostTrack h = batch<Space>(c);
+      for (int e = 0; e < c.num_envs; ++e) {
+        if (h.count[e] == 0) continue;  // no point, no turning test
+        INFO("generator " << g << ", tolerance " << tol << ", env " << e << ": offset " << off[e]);
+        CHECK(((h.invalid_reason[e] & InvalidReason::turning) != 0) == !(off[e] <= tol));
+      }
     }
   }
 }

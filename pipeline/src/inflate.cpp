@@ -6,9 +6,8 @@
 //  - inflate::frames_offset_validity: one team per env, in phases separated by
 //    team barriers:
 //      A (thread per point) tangent, left normal, Menger curvature, segment
-//        length and heading of each real point's outgoing edge (held in
-//        arclen), then the wrapped heading change from the incoming edge's;
-//        NaN padding;
+//        length and an estimate of the turn from the incoming to the outgoing
+//        edge (geom::turn_estimate); NaN padding;
 //      B (one thread) the env's float64 arc-length scan, perimeter, shoelace
 //        winding, and both offset candidates' areas, all summed in point order,
 //        which picks the outer border (larger |area|) and the thickness band;
@@ -18,7 +17,8 @@
 //      L (non-flat profiles only, thread per point) 3D central-difference unit
 //        tangents of the lifted centerline;
 //      D (one thread) non-flat: the 3D arc length (float64 scan) replacing the
-//        plan-view one; validity: turning sum in point order, NaN, width floor,
+//        plan-view one; validity: the turning test (from the estimates where
+//        their error bound decides it, else from the exact float sum), NaN, width floor,
 //        the curvature half of the thickness test (Menger radius), grade,
 //        gen_valid; each failed test sets its InvalidReason bit.
 //    Float results are produced by exactly one thread each, sums in a fixed
@@ -112,6 +112,24 @@ struct InflateKernel {
     length_out(e) = static_cast<float>(acc);
   }
 
+  /// The turning test ||T| - 2 pi| <= turning_tol (float), T the float sum in
+  /// point order of the wrapped heading changes (geom::total_turning of the
+  /// env's cnt points c): decided from the estimates' sum `turning` and the
+  /// sum of their magnitudes where that is certain, else from T itself. Each
+  /// estimate is within turn_estimate_error of its term, and each of the float
+  /// sum's cnt additions rounds by at most 2^-24 of a partial sum, whose
+  /// magnitude stays below `magnitude` plus the error; 2^-23 (magnitude + 8)
+  /// per term covers that and the test's own float operations. A NaN
+  /// estimate makes both sums NaN, and T decides.
+  KOKKOS_FUNCTION bool turning_within(const Vec2f* c, int cnt, double turning, double magnitude) const {
+    const float two_pi = 2.0f * geom::pi_f;
+    const double off = kmath::fabs(kmath::fabs(turning) - static_cast<double>(two_pi));
+    const double bound = cnt * (static_cast<double>(geom::turn_estimate_error) + 0x1p-23 * (magnitude + 8.0));
+    if (off + bound < static_cast<double>(turning_tol)) return true;
+    if (off - bound > static_cast<double>(turning_tol)) return false;
+    return kmath::fabs(kmath::fabs(geom::total_turning(c, cnt)) - two_pi) <= turning_tol;
+  }
+
   /// Grade check: |z_j - z_i| <= z_valid_grade * max(plan-view |c_j - c_i|, 1e-9)
   /// for every consecutive pair, the closing pair included.
   KOKKOS_FUNCTION bool grade_within(std::size_t base, int cnt) const {
@@ -141,18 +159,11 @@ struct InflateKernel {
       kappa(s) = geom::menger_curvature(cp, ci, cn);
       const Vec2f e_out = cn - ci;
       seg(s) = length(e_out);
-      arclen(s) = kmath::atan2(e_out.y, e_out.x);  // the heading of edge i until phase B
+      turn(s) = geom::turn_estimate(ci - cp, e_out);  // NaN where unsure; the exact sum in phase D then
     });
     fill_points<Space>(team, tangent.data() + base + cnt, n_max - cnt, Vec3f{nanf(), nanf(), 0.0f});
     fill_points<Space>(team, normal.data() + base + cnt, n_max - cnt, Vec3f{nanf(), nanf(), 0.0f});
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cnt, n_max), [&](const int i) { arclen(base + i) = nanf(); });
-    team.team_barrier();
-    // Heading change: edge i - 1 is point i's incoming edge ci - cp, the same
-    // floats, so each edge's atan2 serves both of its points.
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cnt), [&](const int i) {
-      const std::size_t s = base + static_cast<std::size_t>(i);
-      turn(s) = geom::wrap_angle(arclen(s) - arclen(base + static_cast<std::size_t>(i > 0 ? i - 1 : cnt - 1)));
-    });
     team.team_barrier();
 
     // --- B: per-env scans in point order (one thread)
@@ -231,16 +242,17 @@ struct InflateKernel {
       std::int32_t reason = gen_valid(e) != 0 ? 0 : InvalidReason::generator;
       if (cnt == 0) reason |= InvalidReason::too_few_points;
       if (cnt > 0) {
-        float turning = 0.0f;
+        double turning = 0.0, magnitude = 0.0;  // of the estimates
         bool finite = true;
         float kmax = 0.0f;
         for (int i = 0; i < cnt; ++i) {
-          turning += turn(base + i);
+          const float t = turn(base + i);
+          turning += t;
+          magnitude += kmath::fabs(t);
           finite = finite && is_finite(c[i]);
           kmax = kmath::max(kmax, kappa(base + i));
         }
-        const float two_pi = 2.0f * geom::pi_f;
-        const bool turn_ok = kmath::fabs(kmath::fabs(turning) - two_pi) <= turning_tol;
+        const bool turn_ok = turning_within(c, cnt, turning, magnitude);
         // thickness = min(rad_min, sep_min / 2) >= min_thickness: the radius
         // half here, the separation half in near_pairs
         const float rad_min = 1.0f / kmath::max(kmax, 1e-12f);

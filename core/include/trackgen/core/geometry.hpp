@@ -43,6 +43,42 @@ KOKKOS_INLINE_FUNCTION double round_half_away(double x) {
 /// Angle wrapped to (-pi, pi] via atan2(sin a, cos a).
 KOKKOS_INLINE_FUNCTION float wrap_angle(float a) { return kmath::atan2(kmath::sin(a), kmath::cos(a)); }
 
+/// The largest difference between turn_estimate(a, b) and the wrapped heading
+/// change wrap_angle(atan2(b) - atan2(a)) of the same float edges where the
+/// estimate is not NaN: the estimate's own error is a few float roundings
+/// (about 1e-6 rad), libm's atan2f, sinf and cosf add a few units in the last
+/// place each, and the bound leaves a factor of several above their sum
+/// (tests/test_geometry.cpp measures the difference).
+inline constexpr float turn_estimate_error = 2e-5f;
+
+/// The signed angle from edge a to edge b, atan2(cross(a, b), dot(a, b)),
+/// estimated without libm: the octant reduction of the pair to z in [0, 1], an
+/// angle shift by pi / 6 above tan(pi / 12), and the Taylor series of atan to
+/// r^11 (truncation below 3e-9 for |r| <= tan(pi / 12)). Within
+/// turn_estimate_error of the wrapped heading change of the two edges, or NaN
+/// where that change is not pinned down by the edges' directions alone: a
+/// zero, tiny, huge or non-finite edge (the larger of |cross| and |dot| not in
+/// (1e-30, 1e30)) and a turn within 0.01 of +-pi (where the wrap may land on
+/// either side).
+KOKKOS_INLINE_FUNCTION float turn_estimate(Vec2f a, Vec2f b) {
+  const float y = cross(a, b), x = dot(a, b);
+  const float ax = kmath::fabs(x), ay = kmath::fabs(y);
+  const float hi = kmath::max(ax, ay), lo = kmath::min(ax, ay);
+  if (!(hi > 1e-30f && hi < 1e30f)) return nanf();
+  const float z = lo / hi;  // tan of the angle to the nearer axis, in [0, 1]
+  const float sqrt3 = 1.7320508075688772f;
+  const bool shifted = z > 0.2679491924311227f;  // tan(pi / 12)
+  const float r = shifted ? (z * sqrt3 - 1.0f) / (z + sqrt3) : z;
+  const float r2 = r * r;
+  const float series =
+      r * (1.0f + r2 * (-1.0f / 3.0f + r2 * (1.0f / 5.0f + r2 * (-1.0f / 7.0f + r2 * (1.0f / 9.0f - r2 / 11.0f)))));
+  float t = (shifted ? pi_f / 6.0f : 0.0f) + series;  // atan(z)
+  if (ay > ax) t = 0.5f * pi_f - t;
+  if (x < 0.0f) t = pi_f - t;
+  if (y < 0.0f) t = -t;
+  return kmath::fabs(t) > pi_f - 0.01f ? nanf() : t;
+}
+
 /// Circular index distance min(|i-j|, n-|i-j|).
 KOKKOS_INLINE_FUNCTION int circ_dist(int i, int j, int n) {
   const int d = i > j ? i - j : j - i;

@@ -183,7 +183,7 @@ class PipelineBuffers {
   // --- inflation and validity (docs/algorithms.md#inflation, #validity)
   Vec2View ctr2;     ///< [E*N_max] re-uniformized centerline (2D), NaN padded
   FloatView seg;     ///< [E*N_max] |c_{i+1} - c_i| per real point
-  FloatView turn;    ///< [E*N_max] wrapped heading change at point i
+  FloatView turn;    ///< [E*N_max] turn at point i, estimated (geom::turn_estimate; NaN where unsure)
   FloatView kappa;   ///< [E*N_max] Menger curvature at point i
   IntView cell_start;  ///< [E*(T+1)] pair tests: first item of each hashed grid cell, T = cell_table()
   IntView cell_items;  ///< [E*N_max] pair tests: point indices sorted by grid cell
