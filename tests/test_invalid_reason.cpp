@@ -198,6 +198,10 @@ std::vector<float> turning_offsets(const trackgen::Track<typename Space::memory_
   Kokkos::parallel_for(
       "TrackGen::test::turning_offsets", Kokkos::RangePolicy<Space>(0, count.extent(0)), KOKKOS_LAMBDA(const int e) {
         const int n = count(e);
+        if (n == 0) {  // no point, no turning test
+          off(e) = trackgen::nanf();
+          return;
+        }
         const trackgen::Vec3f* p = center.data() + static_cast<std::size_t>(e) * n_max;
         auto heading = [&](int i) {
           const trackgen::Vec3f a = p[i], b = p[i + 1 < n ? i + 1 : 0];

@@ -122,7 +122,7 @@ struct InflateKernel {
   /// per term covers that and the test's own float operations. A NaN
   /// estimate makes both sums NaN, and T decides.
   KOKKOS_FUNCTION bool turning_within(const Vec2f* c, int cnt, double turning, double magnitude) const {
-    const float two_pi = 2.0f * geom::pi_f;
+    const float two_pi = geom::two_pi_f;
     const double off = kmath::fabs(kmath::fabs(turning) - static_cast<double>(two_pi));
     const double bound = cnt * (static_cast<double>(geom::turn_estimate_error) + 0x1p-23 * (magnitude + 8.0));
     if (off + bound < static_cast<double>(turning_tol)) return true;
