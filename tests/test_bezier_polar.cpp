@@ -200,7 +200,9 @@ TEMPLATE_TEST_CASE("generators: generate() launches labelled kernels and allocat
       record_generate(h);
       CHECK(g_allocations == 0);
       const std::string prefix = std::string("TrackGen::generators::") + name + "::";
-      CHECK(g_kernels.size() >= 4);
+      // Polar runs as one fused launch on host spaces (polar.hpp).
+      const bool fused = std::string(name) == "polar" && trackgen::detail::is_host_space<Space>();
+      CHECK(g_kernels.size() >= (fused ? 1u : 4u));
       for (const auto& k : g_kernels) {
         INFO("kernel " << k);
         CHECK(k.rfind(prefix, 0) == 0);

@@ -72,27 +72,7 @@ void arc_impl(const LaunchContext<Space>& ctx, const std::string& scan_label, co
   const std::size_t M = static_cast<std::size_t>(scratch.stride);
   const bool all = active.extent(0) == 0;
 
-  // Lookup of output point k of env e on segment j (the arc_segment of `target`).
   const std::size_t n = static_cast<std::size_t>(num);
-  const auto point_on =
-      KOKKOS_LAMBDA(const Vec2f* r, const float* sg, const float* s, const int R, const float target, const int j) {
-    const float frac = kmath::clamp((target - s[j]) / kmath::max(sg[j], 1e-12f), 0.0f, 1.0f);
-    const Vec2f a = r[j], b = r[j + 1 < R ? j + 1 : 0];
-    return a + frac * (b - a);
-  };
-  // The closed loop's segment lengths and the cumulative table (double
-  // accumulation in order, stored as float) of the R points r.
-  const auto table = KOKKOS_LAMBDA(const Vec2f* r, const int R, float* sg, float* s) {
-    for (int j = 0; j + 1 < R; ++j) sg[j] = length(r[j + 1] - r[j]);
-    sg[R - 1] = length(r[0] - r[R - 1]);
-    double acc = 0.0;
-    s[0] = 0.0f;
-    for (int j = 0; j < R; ++j) {
-      acc += static_cast<double>(sg[j]);
-      s[j + 1] = static_cast<float>(acc);
-    }
-  };
-
   if constexpr (detail::is_host_space<Space>()) {
     // Thread per env, scan and lookup in one launch: an env whose dense points
     // are all finite (the usual case) is read in place instead of compacted;
@@ -101,34 +81,8 @@ void arc_impl(const LaunchContext<Space>& ctx, const std::string& scan_label, co
     ctx.for_each(
         scan_label, static_cast<std::size_t>(scratch.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
           if (!all && active(e) <= 0) return;
-          const Vec2f* in = dense.data() + e * M;
-          bool finite = true;
-          for (std::size_t j = 0; j < M; ++j) finite = finite & is_finite(in[j]);
-          const Vec2f* r = in;
-          int R = static_cast<int>(M);
-          if (!finite) {
-            Vec2f* compact = real.data() + e * M;
-            R = 0;
-            for (std::size_t j = 0; j < M; ++j) {
-              const Vec2f p = in[j];
-              if (is_finite(p)) compact[R++] = p;
-            }
-            r = compact;
-          }
-          num_real(e) = R;
-          Vec2f* o = out.data() + e * n;
-          if (R < 2) {
-            for (std::size_t k = 0; k < n; ++k) o[k] = nan2();
-            return;
-          }
-          float* sg = seg.data() + e * M;
-          float* s = cum.data() + e * (M + 1);
-          table(r, R, sg, s);
-          geom::ArcWalk walk(s, R);
-          for (std::size_t k = 0; k < n; ++k) {
-            const float target = static_cast<float>(k) * s[R] / static_cast<float>(n);
-            o[k] = point_on(r, sg, s, R, target, walk.segment(target));
-          }
+          num_real(e) = arc_env_host(dense.data() + e * M, static_cast<int>(M), real.data() + e * M,
+                                     seg.data() + e * M, cum.data() + e * (M + 1), out.data() + e * n, num);
         });
     (void)lookup_label;
   } else {
@@ -144,7 +98,7 @@ void arc_impl(const LaunchContext<Space>& ctx, const std::string& scan_label, co
             if (is_finite(p)) r[R++] = p;
           }
           num_real(e) = R;
-          if (R >= 2) table(r, R, seg.data() + e * M, cum.data() + e * (M + 1));
+          if (R >= 2) arc_table(r, R, seg.data() + e * M, cum.data() + e * (M + 1));
         });
     // Lookup: thread per output point.
     ctx.for_each(
@@ -158,7 +112,7 @@ void arc_impl(const LaunchContext<Space>& ctx, const std::string& scan_label, co
           }
           const float* s = cum.data() + e * (M + 1);
           const float target = static_cast<float>(k) * s[R] / static_cast<float>(n);
-          out(t) = point_on(real.data() + e * M, seg.data() + e * M, s, R, target, geom::arc_segment(s, R, target));
+          out(t) = arc_point_at(real.data() + e * M, seg.data() + e * M, s, R, target, geom::arc_segment(s, R, target));
         });
   }
 }
@@ -316,24 +270,8 @@ void normalize_bbox(const LaunchContext<Space>& ctx, const std::string& prefix, 
     // Thread per env: the box in point order (the order of a team of one),
     // both coordinates in one pass, then the transform.
     ctx.for_each(
-        prefix + "normalize", static_cast<std::size_t>(num_envs), KOKKOS_LAMBDA(const std::size_t e) {
-          Vec2f* p = pts.data() + e * S;
-          MinMaxF bx{}, by{};
-          Kokkos::MinMax<float>(bx).init(bx);
-          Kokkos::MinMax<float>(by).init(by);
-          for (int i = 0; i < n; ++i) {
-            const Vec2f q = p[i];
-            if (!is_finite(q)) continue;
-            bx.min_val = kmath::min(bx.min_val, q.x);
-            bx.max_val = kmath::max(bx.max_val, q.x);
-            by.min_val = kmath::min(by.min_val, q.y);
-            by.max_val = kmath::max(by.max_val, q.y);
-          }
-          const Vec2f c{(bx.min_val + bx.max_val) / 2.0f, (by.min_val + by.max_val) / 2.0f};
-          const float extent = kmath::max(bx.max_val - bx.min_val, by.max_val - by.min_val);
-          const float s = target / kmath::max(extent, 1e-8f);
-          for (int i = 0; i < n; ++i) p[i] = (p[i] - c) * s;
-        });
+        prefix + "normalize", static_cast<std::size_t>(num_envs),
+        KOKKOS_LAMBDA(const std::size_t e) { normalize_env_host(pts.data() + e * S, n, target); });
     return;
   }
   ctx.for_each_team(

@@ -2,7 +2,8 @@
 // around the unit circle (radial then angular draw per knot), a periodic
 // Catmull-Rom through them, arc resample to N and bbox normalization to
 // normalized_extent * scale. Counter-clockwise by construction; no crossing
-// fallback.
+// fallback. On host spaces the steps run fused, one launch with a thread per
+// env; on devices one launch per step (polar.hpp).
 #include <trackgen/generators/detail/polar.hpp>
 
 namespace trackgen::detail {
@@ -21,56 +22,53 @@ PolarParams PolarParams::from_config(const TrackGenConfig& c) {
   return p;
 }
 
+/// Step 1 for one env: its K control points c from its seed.
+KOKKOS_INLINE_FUNCTION void polar_control_points(std::int32_t seed, const PolarParams& p, Vec2f* c) {
+  std::uint32_t st = stream(seed, salt::polar_controls);
+  const int K = p.num_knots;
+  for (int i = 0; i < K; ++i) {
+    const float dr = (2.0f * randf(st) - 1.0f) * p.radial_jitter;
+    const float da = (2.0f * randf(st) - 1.0f) * p.angular_jitter;
+    const float r = 1.0f * kmath::max(1.0f + dr, 0.1f);
+    const float theta = geom::two_pi_f * (static_cast<float>(i) + da) / static_cast<float>(K);
+    c[i] = Vec2f{r * kmath::cos(theta), r * kmath::sin(theta)};
+  }
+}
+
 template <class Space>
 void polar_controls(const LaunchContext<Space>& ctx, const std::string& label, const PolarParams& p,
                     const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& controls) {
   const int K = p.num_knots;
-  const float rj = p.radial_jitter, aj = p.angular_jitter;
   ctx.for_each(
-      label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
-        std::uint32_t st = stream(seeds(e), salt::polar_controls);
-        Vec2f* c = controls.data() + e * K;
-        for (int i = 0; i < K; ++i) {
-          const float dr = (2.0f * randf(st) - 1.0f) * rj;
-          const float da = (2.0f * randf(st) - 1.0f) * aj;
-          const float r = 1.0f * kmath::max(1.0f + dr, 0.1f);
-          const float theta = geom::two_pi_f * (static_cast<float>(i) + da) / static_cast<float>(K);
-          c[i] = Vec2f{r * kmath::cos(theta), r * kmath::sin(theta)};
-        }
-      });
+      label, static_cast<std::size_t>(p.num_envs),
+      KOKKOS_LAMBDA(const std::size_t e) { polar_control_points(seeds(e), p, controls.data() + e * K); });
 }
 
-/// Step 2: periodic Catmull-Rom, segment i, sample s, u = s / npseg (the end
-/// point is excluded; the resample's wrap edge closes). A thread per sample
-/// on devices; on host spaces a thread per env, each segment's coefficients
-/// shared by its samples (the same floats per sample).
+/// Step 2 on a host space for one env: the periodic Catmull-Rom through its K
+/// control points c, segment i, sample s at u = s / npseg (the end point is
+/// excluded; the resample's wrap edge closes), each segment's coefficients
+/// shared by its samples (the same floats per sample as catmull_rom).
+inline void polar_dense_env(const Vec2f* c, int K, int npseg, Vec2f* out) {
+  for (int i = 0; i < K; ++i) {
+    const CatmullRom seg(c[(i - 1 + K) % K], c[i], c[(i + 1) % K], c[(i + 2) % K]);
+    for (int s = 0; s < npseg; ++s) out[i * npseg + s] = seg.at(static_cast<float>(s) / static_cast<float>(npseg));
+  }
+}
+
+/// Step 2 on a device: a thread per sample.
 template <class Space>
 void polar_dense(const LaunchContext<Space>& ctx, const std::string& label, const PolarParams& p,
                  const DView<Vec2f, Space>& controls, const DView<Vec2f, Space>& dense) {
   const int K = p.num_knots, npseg = p.npseg, M = K * npseg;
-  if constexpr (is_host_space<Space>()) {
-    ctx.for_each(
-        label, static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
-          const Vec2f* c = controls.data() + e * K;
-          Vec2f* out = dense.data() + e * M;
-          for (int i = 0; i < K; ++i) {
-            const CatmullRom seg(c[(i - 1 + K) % K], c[i], c[(i + 1) % K], c[(i + 2) % K]);
-            for (int s = 0; s < npseg; ++s) {
-              out[i * npseg + s] = seg.at(static_cast<float>(s) / static_cast<float>(npseg));
-            }
-          }
-        });
-  } else {
-    ctx.for_each(
-        label, static_cast<std::size_t>(p.num_envs) * M, KOKKOS_LAMBDA(const std::size_t t) {
-          const std::size_t e = t / M;
-          const int r = static_cast<int>(t % M);
-          const int i = r / npseg, s = r % npseg;
-          const Vec2f* c = controls.data() + e * K;
-          const float u = static_cast<float>(s) / static_cast<float>(npseg);
-          dense(t) = catmull_rom(c[(i - 1 + K) % K], c[i], c[(i + 1) % K], c[(i + 2) % K], u);
-        });
-  }
+  ctx.for_each(
+      label, static_cast<std::size_t>(p.num_envs) * M, KOKKOS_LAMBDA(const std::size_t t) {
+        const std::size_t e = t / M;
+        const int r = static_cast<int>(t % M);
+        const int i = r / npseg, s = r % npseg;
+        const Vec2f* c = controls.data() + e * K;
+        const float u = static_cast<float>(s) / static_cast<float>(npseg);
+        dense(t) = catmull_rom(c[(i - 1 + K) % K], c[i], c[(i + 1) % K], c[(i + 2) % K], u);
+      });
 }
 
 template <class Space>
@@ -84,11 +82,34 @@ template <class Space>
 void PolarGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
                                      const Vec2View& out_centerline, const IntView& out_valid) {
   const auto region = this->begin_generate(ctx, seeds, out_centerline, out_valid);
-  polar_controls(ctx, prefix_ + "controls", p_, seeds, controls_);
-  polar_dense(ctx, prefix_ + "dense", p_, controls_, dense_);
-  arc_resample(ctx, prefix_, dense_, out_centerline, p_.num_points, arc_);
-  normalize_bbox(ctx, prefix_, out_centerline, p_.num_points, p_.num_points, p_.target);
-  fill_valid(ctx, prefix_, out_valid);
+  if constexpr (is_host_space<Space>()) {
+    // One launch, a thread per env running every step on its env: the env's
+    // dense points and table are read back from L1 instead of from a pass
+    // over the whole batch's buffers.
+    const PolarParams p = p_;
+    const std::size_t K = p.num_knots, M = K * p.npseg, N = p.num_points;
+    const auto controls = controls_;
+    const auto dense = dense_;
+    const ArcScratch<Space> arc = arc_;
+    ctx.for_each(
+        prefix_ + "centerline", static_cast<std::size_t>(p.num_envs), KOKKOS_LAMBDA(const std::size_t e) {
+          Vec2f* const c = controls.data() + e * K;
+          Vec2f* const d = dense.data() + e * M;
+          Vec2f* const o = out_centerline.data() + e * N;
+          polar_control_points(seeds(e), p, c);
+          polar_dense_env(c, p.num_knots, p.npseg, d);
+          arc.num_real(e) = arc_env_host(d, static_cast<int>(M), arc.real.data() + e * M, arc.seg.data() + e * M,
+                                         arc.cum.data() + e * (M + 1), o, p.num_points);
+          normalize_env_host(o, p.num_points, p.target);
+          out_valid(e) = 1;
+        });
+  } else {
+    polar_controls(ctx, prefix_ + "controls", p_, seeds, controls_);
+    polar_dense(ctx, prefix_ + "dense", p_, controls_, dense_);
+    arc_resample(ctx, prefix_, dense_, out_centerline, p_.num_points, arc_);
+    normalize_bbox(ctx, prefix_, out_centerline, p_.num_points, p_.num_points, p_.target);
+    fill_valid(ctx, prefix_, out_valid);
+  }
 }
 
 template <class Space>

@@ -317,6 +317,80 @@ inline std::size_t arc_scratch_bytes(std::size_t num_envs, std::size_t stride) {
   return num_envs * (stride * (sizeof(Vec2f) + sizeof(float)) + (stride + 1) * sizeof(float) + sizeof(std::int32_t));
 }
 
+/// ARC's segment lengths sg[0..R) of the closed loop of the R points r and its
+/// cumulative table s[0..R] (double accumulation in order, stored as float).
+KOKKOS_INLINE_FUNCTION void arc_table(const Vec2f* r, int R, float* sg, float* s) {
+  for (int j = 0; j + 1 < R; ++j) sg[j] = length(r[j + 1] - r[j]);
+  sg[R - 1] = length(r[0] - r[R - 1]);
+  double acc = 0.0;
+  s[0] = 0.0f;
+  for (int j = 0; j < R; ++j) {
+    acc += static_cast<double>(sg[j]);
+    s[j + 1] = static_cast<float>(acc);
+  }
+}
+
+/// ARC's point at arc length `target` on segment j of the closed loop of the R
+/// points r (segment lengths sg, table s): the lerp with
+/// frac = clamp((target - s_j) / max(sg_j, 1e-12), 0, 1).
+KOKKOS_INLINE_FUNCTION Vec2f arc_point_at(const Vec2f* r, const float* sg, const float* s, int R, float target, int j) {
+  const float frac = kmath::clamp((target - s[j]) / kmath::max(sg[j], 1e-12f), 0.0f, 1.0f);
+  const Vec2f a = r[j], b = r[j + 1 < R ? j + 1 : 0];
+  return a + frac * (b - a);
+}
+
+/// ARC of one env on a host space, as arc_resample computes it: the M points
+/// `in` (their finite ones, compacted into `compact` [M] unless all are
+/// finite, the usual case, which is read in place) to `num` points in `out`,
+/// each segment walked to from the previous one (geom::ArcWalk); NaN rows with
+/// fewer than 2 finite points. `sg` [M] and `s` [M + 1] hold the table.
+/// Returns the number of finite points.
+inline int arc_env_host(const Vec2f* in, int M, Vec2f* compact, float* sg, float* s, Vec2f* out, int num) {
+  bool finite = true;
+  for (int j = 0; j < M; ++j) finite = finite & is_finite(in[j]);
+  const Vec2f* r = in;
+  int R = M;
+  if (!finite) {
+    R = 0;
+    for (int j = 0; j < M; ++j) {
+      const Vec2f p = in[j];
+      if (is_finite(p)) compact[R++] = p;
+    }
+    r = compact;
+  }
+  if (R < 2) {
+    for (int k = 0; k < num; ++k) out[k] = nan2();
+    return R;
+  }
+  arc_table(r, R, sg, s);
+  geom::ArcWalk walk(s, R);
+  for (int k = 0; k < num; ++k) {
+    const float target = static_cast<float>(k) * s[R] / static_cast<float>(num);
+    out[k] = arc_point_at(r, sg, s, R, target, walk.segment(target));
+  }
+  return R;
+}
+
+/// NORM(target) of the n points p of one env on a host space, in place, as
+/// normalize_bbox computes it: the box in point order, then the transform.
+inline void normalize_env_host(Vec2f* p, int n, float target) {
+  Kokkos::MinMaxScalar<float> bx{}, by{};
+  Kokkos::MinMax<float>(bx).init(bx);
+  Kokkos::MinMax<float>(by).init(by);
+  for (int i = 0; i < n; ++i) {
+    const Vec2f q = p[i];
+    if (!is_finite(q)) continue;
+    bx.min_val = kmath::min(bx.min_val, q.x);
+    bx.max_val = kmath::max(bx.max_val, q.x);
+    by.min_val = kmath::min(by.min_val, q.y);
+    by.max_val = kmath::max(by.max_val, q.y);
+  }
+  const Vec2f c{(bx.min_val + bx.max_val) / 2.0f, (by.min_val + by.max_val) / 2.0f};
+  const float extent = kmath::max(bx.max_val - bx.min_val, by.max_val - by.min_val);
+  const float s = target / kmath::max(extent, 1e-8f);
+  for (int i = 0; i < n; ++i) p[i] = (p[i] - c) * s;
+}
+
 /// ARC (docs/algorithms.md#arc-resample): per env e, compacts the finite points of
 /// dense[e*M, (e+1)*M) (M = scratch.stride), builds the closed-loop cumulative
 /// length (double accumulation, stored as float) and writes `num` points at arc

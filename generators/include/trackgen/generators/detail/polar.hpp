@@ -30,9 +30,10 @@ template <class Space>
 void polar_controls(const LaunchContext<Space>& ctx, const std::string& label, const PolarParams& p,
                     const DView<std::int32_t, Space>& seeds, const DView<Vec2f, Space>& controls);
 
-/// Launch sequence of generate() (sizes for E envs):
-///   controls (E) . dense (E*K*npseg) . arc_scan (E) . arc_lookup (E*N) .
-///   normalize (E teams) . valid (E).
+/// Launch sequence of generate() (sizes for E envs): on a host space one
+/// launch, centerline (E), a thread per env running every step on its env; on
+/// a device controls (E) . dense (E*K*npseg) . arc_scan (E) . arc_lookup (E*N)
+/// . normalize (E teams) . valid (E). Both write the same floats.
 template <class Space>
 class PolarGenerator final : public BuiltinGenerator<Space, PolarParams> {
   using Base = BuiltinGenerator<Space, PolarParams>;
