@@ -89,6 +89,68 @@ TEMPLATE_TEST_CASE("generate_chunked equals one batch bit for bit", "[chunked]",
   }
 }
 
+TEMPLATE_TEST_CASE("a producer's windows equal unwindowed chunks bit for bit", "[chunked][windows]",
+                   TRACKGEN_TEST_SPACES) {
+  // 131 envs: windows of 44 (three, the last one moved back by an env) or of
+  // 66 (two, from four threads on); chunks of 33, each a batch of its own.
+  using Space = TestType;
+  for (const std::string g : {"polar", "bezier", "checkpoint"}) {
+    INFO(g);
+    TrackGenConfig c;
+    c.generator = g;
+    c.num_envs = 131;
+    TrackGenerator<Space> gen(c, SeedState<Space>(c.num_envs, 7));
+    CHECK(gen.window_envs() >= 1);
+    CHECK(gen.window_envs() <= c.num_envs);
+#if !defined(KOKKOS_ENABLE_CUDA)
+    CHECK(gen.window_envs() < c.num_envs);
+#endif
+    std::vector<int> sizes;
+    const tt::HostTrack chunks = chunked_batch<Space>(c, 7, 40, sizes);
+    CHECK(sizes == std::vector<int>{33, 33, 33, 32});
+    CHECK(tt::HostTrack::from(gen.generate()).bitwise_equal(chunks));
+    CHECK(tt::HostTrack::from(gen.generate()).bitwise_equal(chunks));  // the reused scratch
+  }
+}
+
+TEMPLATE_TEST_CASE("windows of a Track and of PipelineBuffers refuse bad ranges", "[chunked][windows]",
+                   TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  const Track<typename Space::memory_space> track(Space(), 5, 8);
+  CHECK(track.window(1, 4).num_envs() == 4);
+  CHECK(track.window(1, 4).center.data() == track.center.data() + 8);
+  CHECK(track.window(1, 4).count.data() == track.count.data() + 1);
+  CHECK_THROWS_WITH(track.window(2, 4), Catch::Contains("Track::window") && Catch::Contains("5 envs"));
+  CHECK_THROWS_AS(track.window(-1, 2), ConfigError);
+  CHECK_THROWS_AS(track.window(0, 0), ConfigError);
+  TrackGenConfig c;
+  c.num_envs = 5;
+  CHECK_THROWS_WITH(PipelineBuffers<Space>(Space(), c, 6), Catch::Contains("window_envs = 6"));
+  CHECK_THROWS_AS(PipelineBuffers<Space>(Space(), c, -1), ConfigError);
+  const PipelineBuffers<Space> whole(Space(), c);
+  CHECK(whole.scratch_envs() == 5);
+  PipelineBuffers<Space> windowed;
+  try {
+    windowed = PipelineBuffers<Space>(Space(), c, 2);
+  } catch (const ConfigError&) {  // windows only where the solve's scratch is per thread
+    CHECK(whole.relax_units() == c.num_envs);
+    return;
+  }
+  CHECK(windowed.scratch_envs() == 2);
+  CHECK(windowed.cs_center.extent(0) == 5u * c.N_max);
+  CHECK(windowed.relaxed.extent(0) == 2u * c.N_max);
+  CHECK_THROWS_WITH(windowed.check(c, "api"), Catch::Contains("api") && Catch::Contains("window()"));
+  const PipelineBuffers<Space> w = windowed.window(3, 2);
+  CHECK(w.num_envs() == 2);
+  CHECK(w.cs_center.data() == windowed.cs_center.data() + 3 * c.N_max);
+  CHECK(w.relaxed.data() == windowed.relaxed.data());
+  CHECK_THROWS_WITH(windowed.window(0, 3), Catch::Contains("PipelineBuffers::window") && Catch::Contains("3"));
+  CHECK_THROWS_AS(windowed.window(4, 2), ConfigError);
+  TrackGenConfig two = c;
+  two.num_envs = 2;
+  CHECK_NOTHROW(w.check(two, "api"));
+}
+
 TEST_CASE("chunk_size balances the chunks", "[chunked]") {
   CHECK(chunk_size(13, 5) == 5);
   CHECK(chunk_size(13, 6) == 5);

@@ -63,8 +63,9 @@ std::vector<float> chebyshev_schedule(const TrackGenConfig& c) {
 }
 
 template <class Space>
-PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig& c)
+PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig& c, int window_envs)
     : num_envs_(c.num_envs),
+      scratch_envs_(window_envs > 0 ? window_envs : c.num_envs),
       num_points_(c.num_points),
       n_max_(c.N_max),
       cache_slots_(cache_slots_of(c)),
@@ -81,10 +82,18 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
     throw ConfigError(std::string(api) + ": num_points must be >= 2, got " + std::to_string(num_points_));
   }
   if (n_max_ < 1) throw ConfigError(std::string(api) + ": N_max must be >= 1, got " + std::to_string(n_max_));
+  if (window_envs < 0 || window_envs > num_envs_ || (window_envs > 0 && window_envs < num_envs_ &&
+                                                      !detail::relax_host_lanes<Space>())) {
+    throw ConfigError(std::string(api) + ": window_envs = " + std::to_string(window_envs) +
+                      " must be 0 or in [1, num_envs = " + std::to_string(num_envs_) +
+                      "], and below num_envs only where the relaxation's scratch is per thread (host spaces)");
+  }
 
-  const std::size_t E = static_cast<std::size_t>(num_envs_);
-  const std::size_t M = E * static_cast<std::size_t>(n_max_);
-  const std::size_t scan = E * (static_cast<std::size_t>(std::max(n_max_, num_points_)) + 1);
+  // E: the batch's envs (the generator output and the pre-relax chain); W:
+  // the envs of the stages' scratch (docs/design.md#windows).
+  const std::size_t E = static_cast<std::size_t>(num_envs_), W = static_cast<std::size_t>(scratch_envs_);
+  const std::size_t M = W * static_cast<std::size_t>(n_max_);
+  const std::size_t scan = W * (static_cast<std::size_t>(std::max(n_max_, num_points_)) + 1);
 
   // Zero-initialized on `space` (view_alloc with the instance), then the point
   // buffers are NaN-filled: every buffer is fully rewritten by each run, so this
@@ -102,11 +111,11 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
 
   vec2(gen_centerline, "gen_centerline", E * static_cast<std::size_t>(num_points_));
   i32(gen_valid, "gen_valid", E);
-  vec2(cs_center, "cs_center", M);
+  vec2(cs_center, "cs_center", E * static_cast<std::size_t>(n_max_));
   flt(arc_s, "arc_s", scan);
 
-  i32(band, "band", E);
-  flt(l0, "L0", E);
+  i32(band, "band", W);
+  flt(l0, "L0", W);
   vec2(relaxed, "relaxed", M);
   // The solve's scratch, per unit (relax_units(): envs, or host threads).
   const std::size_t U = static_cast<std::size_t>(relax_units_), UM = U * static_cast<std::size_t>(n_max_);
@@ -136,11 +145,11 @@ PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig
   flt(seg, "seg", M);
   flt(turn, "turn", M);
   flt(kappa, "kappa", M);
-  i32(cell_start, "cell_start", E * (static_cast<std::size_t>(cell_table_) + 1));
+  i32(cell_start, "cell_start", W * (static_cast<std::size_t>(cell_table_) + 1));
   i32(cell_items, "cell_items", M);
-  i32(env_band, "env_band", E);
-  i32(env_flip, "env_flip", E);
-  if (z_knots_ > 0) flt(z_knots, "z_knots", E * static_cast<std::size_t>(z_knots_));
+  i32(env_band, "env_band", W);
+  i32(env_flip, "env_flip", W);
+  if (z_knots_ > 0) flt(z_knots, "z_knots", W * static_cast<std::size_t>(z_knots_));
 
   truncated_host = HostIntView(label("pipeline", "truncated_host"), E);
   space.fence();
@@ -153,6 +162,11 @@ void PipelineBuffers<Space>::check(const TrackGenConfig& c, const char* api) con
                       " does not match the PipelineBuffers, allocated for " + std::to_string(want));
   };
   if (c.num_envs != num_envs_) fail("num_envs", c.num_envs, num_envs_);
+  if (scratch_envs_ < num_envs_) {
+    throw ConfigError(std::string(api) + ": the PipelineBuffers hold the stages' scratch for " +
+                      std::to_string(scratch_envs_) + " of their " + std::to_string(num_envs_) +
+                      " envs; run the stages on window()s of at most that many");
+  }
   if (c.num_points != num_points_) fail("num_points", c.num_points, num_points_);
   if (c.N_max != n_max_) fail("N_max", c.N_max, n_max_);
   const int slots = cache_slots_of(c);
@@ -169,24 +183,69 @@ void PipelineBuffers<Space>::check(const TrackGenConfig& c, const char* api) con
 }
 
 template <class Space>
-std::size_t PipelineBuffers<Space>::bytes_for(const TrackGenConfig& c) {
+PipelineBuffers<Space> PipelineBuffers<Space>::window(int first, int n) const {
+  const std::string api = "trackgen::PipelineBuffers::window";
+  if (!detail::relax_host_lanes<Space>()) {
+    throw ConfigError(api + ": the relaxation's scratch is per env on this space; only a whole batch runs");
+  }
+  if (first < 0 || n < 1 || n > scratch_envs_ || first > num_envs_ - n) {
+    throw ConfigError(api + ": envs [" + std::to_string(first) + ", " + std::to_string(first) + " + " +
+                      std::to_string(n) + ") are not a non-empty range of the buffers' " + std::to_string(num_envs_) +
+                      " envs of at most scratch_envs() = " + std::to_string(scratch_envs_));
+  }
+  PipelineBuffers w = *this;
+  w.num_envs_ = n;
+  w.scratch_envs_ = n;
+  // The batch's buffers at envs [first, first + n); the scratch's at the
+  // same envs, or at its start when it holds fewer envs than the batch.
+  const std::size_t at = static_cast<std::size_t>(first);
+  const std::size_t scratch_at = scratch_envs_ < num_envs_ ? 0u : at;
+  auto part = [&](auto& v, std::size_t from, std::size_t per_env) {
+    if (v.extent(0) == 0) return;
+    v = std::decay_t<decltype(v)>(v.data() + from * per_env, static_cast<std::size_t>(n) * per_env);
+  };
+  const std::size_t N = static_cast<std::size_t>(num_points_), M = static_cast<std::size_t>(n_max_);
+  part(w.gen_centerline, at, N);
+  part(w.gen_valid, at, 1);
+  part(w.cs_center, at, M);
+  part(w.arc_s, scratch_at, static_cast<std::size_t>(std::max(n_max_, num_points_)) + 1);
+  part(w.band, scratch_at, 1);
+  part(w.l0, scratch_at, 1);
+  part(w.relaxed, scratch_at, M);
+  part(w.ctr2, scratch_at, M);
+  part(w.seg, scratch_at, M);
+  part(w.turn, scratch_at, M);
+  part(w.kappa, scratch_at, M);
+  part(w.cell_start, scratch_at, static_cast<std::size_t>(cell_table_) + 1);
+  part(w.cell_items, scratch_at, M);
+  part(w.env_band, scratch_at, 1);
+  part(w.env_flip, scratch_at, 1);
+  part(w.z_knots, scratch_at, static_cast<std::size_t>(z_knots_));
+  return w;
+}
+
+template <class Space>
+std::size_t PipelineBuffers<Space>::bytes_for(const TrackGenConfig& c, int window_envs) {
   // The allocations of the constructor, in its order.
-  const std::size_t E = static_cast<std::size_t>(c.num_envs), M = E * static_cast<std::size_t>(c.N_max);
-  const std::size_t scan = E * (static_cast<std::size_t>(std::max(c.N_max, c.num_points)) + 1);
+  const std::size_t E = static_cast<std::size_t>(c.num_envs);
+  const std::size_t W = static_cast<std::size_t>(window_envs > 0 ? window_envs : c.num_envs);
+  const std::size_t M = W * static_cast<std::size_t>(c.N_max);
+  const std::size_t scan = W * (static_cast<std::size_t>(std::max(c.N_max, c.num_points)) + 1);
   const std::size_t v2 = sizeof(Vec2f), f = sizeof(float), i = sizeof(std::int32_t);
   const std::size_t chains = chebyshev_of(c) ? 3 : 2, slots = static_cast<std::size_t>(cache_slots_of(c));
   const std::size_t cells = std::bit_ceil(static_cast<unsigned>(std::max(c.N_max, 1)));
-  std::size_t b = E * static_cast<std::size_t>(c.num_points) * v2 + E * i + M * v2 + scan * f;
+  std::size_t b = E * static_cast<std::size_t>(c.num_points) * v2 + E * i +
+                  E * static_cast<std::size_t>(c.N_max) * v2 + scan * f;
   const std::size_t U = static_cast<std::size_t>(detail::relax_scratch_units<Space>(c.num_envs));
   const std::size_t UM = U * static_cast<std::size_t>(c.N_max);
   const std::size_t chain_floats = U * static_cast<std::size_t>(relax_chain_stride_for(c.N_max)) * 2 * chains;
   const std::size_t B = U * static_cast<std::size_t>(relax_bead_stride_for(c.N_max));
-  b += E * (i + f) + M * v2 + chain_floats * f + B * 3 * f + chebyshev_schedule(c).size() * f;
+  b += W * (i + f) + M * v2 + chain_floats * f + B * 3 * f + chebyshev_schedule(c).size() * f;
   if (slots > 0)
     b += UM * slots * i + 2 * UM * i +
          (detail::relax_host_lanes<Space>() ? U * detail::host_split_words(c.N_max, static_cast<int>(slots)) * i : 0);
-  b += M * v2 + 3 * M * f + E * (cells + 1) * i + M * i + 2 * E * i;
-  b += E * static_cast<std::size_t>(z_knots_of(c)) * f;
+  b += M * v2 + 3 * M * f + W * (cells + 1) * i + M * i + 2 * W * i;
+  b += W * static_cast<std::size_t>(z_knots_of(c)) * f;
   return b;
 }
 

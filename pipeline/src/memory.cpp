@@ -11,6 +11,7 @@
 #include <trackgen/pipeline/stages.hpp>
 
 #include "masked_lane.hpp"
+#include "pipeline_detail.hpp"
 
 #include <unistd.h>
 
@@ -77,8 +78,11 @@ std::size_t estimate_memory(const TrackGenConfig& config) {
   const GeneratorSpec<Space>& spec = get_generator<Space>(config.generator);
   const auto scratch = [&](const TrackGenConfig& c) { return spec.scratch_bytes ? spec.scratch_bytes(c) : 0; };
   const std::size_t E = static_cast<std::size_t>(config.num_envs), i32 = sizeof(std::int32_t);
-  // TrackGenerator: seed_buf [E], mask_any [1], the generator, the buffers, the Track.
-  std::size_t b = E * i32 + i32 + scratch(config) + PipelineBuffers<Space>::bytes_for(config) +
+  // TrackGenerator: seed_buf [E], mask_any [1], the generator and the stages'
+  // scratch of one window's envs, the buffers, the Track.
+  TrackGenConfig window = config;
+  window.num_envs = detail::pipeline_window_envs<Space>(config.num_envs);
+  std::size_t b = E * i32 + i32 + scratch(window) + PipelineBuffers<Space>::bytes_for(config, window.num_envs) +
                   Track<typename Space::memory_space>::bytes_for(config.num_envs, config.N_max);
   // The masked-regeneration lane (pipeline/src/masked_lane.cpp), when it is smaller than the batch.
   const int lanes = detail::masked_lane_envs<Space>(config.num_envs);

@@ -6,6 +6,7 @@
 #include <trackgen/core/spaces.hpp>
 #include <trackgen/pipeline/stages.hpp>
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -76,6 +77,24 @@ template <class Space>
 int relax_scratch_units(int num_envs) {
   if constexpr (relax_host_lanes<Space>()) {
     return Kokkos::Experimental::UniqueToken<Space>().size();
+  } else {
+    return num_envs;
+  }
+}
+
+/// Envs per window of a TrackGenerator batch on `Space`. Where the solve's
+/// scratch is per thread (relax_host_lanes), the generator and the stages run
+/// the batch a window at a time, so that what one stage writes for an env is
+/// still in its core's cache when the next one reads it (docs/design.md#windows):
+/// 32 envs per thread, at least 64, in ceil(E / most) windows of equal size
+/// (the last one ends at the batch's last env, recomputing the few envs it
+/// shares with the one before). Elsewhere the whole batch is one window.
+template <class Space>
+int pipeline_window_envs(int num_envs) {
+  if constexpr (relax_host_lanes<Space>()) {
+    const int most = std::max(64, 32 * relax_scratch_units<Space>(num_envs));
+    const int windows = (num_envs + most - 1) / most;
+    return (num_envs + windows - 1) / windows;
   } else {
     return num_envs;
   }

@@ -8,6 +8,7 @@
 #include "masked_lane.hpp"
 #include "pipeline_detail.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace trackgen {
@@ -51,6 +52,12 @@ void warn_if_truncated(const LaunchContext<Space>& ctx, const Track<typename Spa
             ". Raise N_max (>= max perimeter / spacing + 1) or the spacing.");
 }
 
+/// `config` for a batch of `num_envs` envs.
+TrackGenConfig with_envs(TrackGenConfig config, int num_envs) {
+  config.num_envs = num_envs;
+  return config;
+}
+
 /// The masked-regeneration lane of a producer, or null when one round would
 /// cover the whole batch.
 template <class Space>
@@ -71,8 +78,9 @@ TrackGenerator<Space>::TrackGenerator(const Space& space, const TrackGenConfig& 
       seed_buf_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "seed_buf")), config_.num_envs),
       any_flag_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "mask_any")), 1),
       spec_(&get_generator<Space>(config_.generator)),
-      generator_(spec_->make(ctx_.space(), config_)),
-      buffers_(ctx_.space(), config_),
+      window_(detail::pipeline_window_envs<Space>(config_.num_envs)),
+      generator_(spec_->make(ctx_.space(), with_envs(config_, window_))),
+      buffers_(ctx_.space(), config_, window_),
       track_(ctx_.space(), config_.num_envs, config_.N_max),
       lane_(make_lane(ctx_.space(), config_, *spec_)),
       program_(make_program()),
@@ -98,10 +106,24 @@ TrackGenerator<Space>::~TrackGenerator() = default;
 
 template <class Space>
 void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
-  generator_->generate(ctx, seed_buf_, buffers_.gen_centerline, buffers_.gen_valid);
-  resample_constant_spacing(ctx, config_, buffers_, track_);
-  relax(ctx, config_, buffers_, track_);
-  inflate(ctx, config_, buffers_, seed_buf_, track_);
+  const int E = config_.num_envs;
+  if (window_ == E) {
+    generator_->generate(ctx, seed_buf_, buffers_.gen_centerline, buffers_.gen_valid);
+    run_pipeline(ctx, config_, buffers_, seed_buf_, track_);
+    return;
+  }
+  // Window by window (detail::pipeline_window_envs); an env's track depends on
+  // its effective seed alone, so the last window, moved back to end at env
+  // E - 1, rewrites the envs it shares with the one before with the same bits.
+  const TrackGenConfig c = with_envs(config_, window_);
+  for (int first = 0; first < E; first += window_) {
+    const int at = std::min(first, E - window_);
+    const IntView seeds(seed_buf_.data() + at, static_cast<std::size_t>(window_));
+    PipelineBuffers<Space> b = buffers_.window(at, window_);
+    track_type t = track_.window(at, window_);
+    generator_->generate(ctx, seeds, b.gen_centerline, b.gen_valid);
+    run_pipeline(ctx, c, b, seeds, t);
+  }
 }
 
 template <class Space>

@@ -60,6 +60,26 @@ class Track {
     return t;
   }
 
+  /// Envs [first, first + n) of this Track as a Track of n envs, without a
+  /// copy: each field an unmanaged View of those envs' entries, valid while
+  /// this Track's allocations are. Writes through it land in this Track.
+  /// ConfigError unless 0 <= first, n >= 1 and first + n <= num_envs().
+  Track window(int first, int n) const {
+    if (first < 0 || n < 1 || first > num_envs_ - n) {
+      throw ConfigError("trackgen::Track::window: envs [" + std::to_string(first) + ", " + std::to_string(first) +
+                        " + " + std::to_string(n) + ") are not a non-empty range of the Track's " +
+                        std::to_string(num_envs_) + " envs");
+    }
+    Track t;
+    t.num_envs_ = n;
+    t.n_max_ = n_max_;
+    for_each_field(t, *this, [&](const char*, auto& dst, const auto& src, auto per_point) {
+      const std::size_t stride = decltype(per_point)::value ? std::size_t(n_max_) : 1u;
+      dst = std::decay_t<decltype(dst)>(src.data() + std::size_t(first) * stride, std::size_t(n) * stride);
+    });
+    return t;
+  }
+
   /// Copies the whole Track to host memory in one call.
   Track<Kokkos::HostSpace> to_host() const { return clone<Kokkos::HostSpace>(); }
 

@@ -76,7 +76,9 @@ std::vector<float> chebyshev_schedule(const TrackGenConfig& config);
 /// members; a TrackGenerator owns one and exposes what an application needs
 /// through purpose-named accessors. Per-point buffers use the Track's flat stride:
 /// env e owns [e*S, (e+1)*S) with S = N_max (or N = num_points for the generator
-/// output). Labels are "TrackGen::pipeline::<name>".
+/// output). Labels are "TrackGen::pipeline::<name>". E is num_envs(); W, in
+/// the extents of the stages' own per-env scratch, is scratch_envs() (E
+/// unless the buffers were allocated for windows).
 ///
 /// Differences from the original system's list: no constant width buffer `w` (the
 /// width is the scalar hw, so the width floor is the scalar test hw > w_floor);
@@ -101,8 +103,14 @@ class PipelineBuffers {
 
   PipelineBuffers() = default;
 
-  /// Allocates everything for `config` (which must be valid) on the instance `space`.
-  PipelineBuffers(const Space& space, const TrackGenConfig& config);
+  /// Allocates everything for `config` (which must be valid) on the instance
+  /// `space`. With `window_envs` W in [1, num_envs) (host spaces with the
+  /// host loop shapes only), the stages' per-env scratch (every per-env
+  /// buffer but gen_centerline, gen_valid and cs_center) holds W envs, and
+  /// the stages run on window()s of at most W envs, each reusing that
+  /// scratch (TrackGenerator, docs/design.md#windows); 0 (the default) or
+  /// num_envs: all envs at once. ConfigError for another W.
+  PipelineBuffers(const Space& space, const TrackGenConfig& config, int window_envs = 0);
 
   /// The same on the default instance of `Space`.
   explicit PipelineBuffers(const TrackGenConfig& config) : PipelineBuffers(Space(), config) {}
@@ -111,6 +119,9 @@ class PipelineBuffers {
   int num_points() const { return num_points_; }
   int n_max() const { return n_max_; }
   int cache_slots() const { return cache_slots_; }
+  /// Envs the stages' per-env scratch holds (num_envs() unless allocated
+  /// for windows).
+  int scratch_envs() const { return scratch_envs_; }
   /// Hashed grid cells per env of the pair tests: the smallest power of two >= N_max.
   int cell_table() const { return cell_table_; }
   /// Chains per env in relax_chains: 3 with Chebyshev, else 2.
@@ -142,12 +153,24 @@ class PipelineBuffers {
   /// were allocated for (num_envs, num_points, N_max, relaxation modes).
   void check(const TrackGenConfig& config, const char* api) const;
 
+  /// Envs [first, first + n) of these buffers, for the stages run on a
+  /// window of a batch (with Track::window of the same envs and a config of
+  /// n envs): gen_centerline, gen_valid and cs_center as unmanaged Views of
+  /// those envs' entries; the other per-env buffers as Views of the first n
+  /// envs of the scratch when it holds fewer envs than the batch, else of
+  /// envs [first, first + n); the solve's per-thread scratch and the other
+  /// members shared. Only where the solve's scratch is per thread (host
+  /// spaces with the host loop shapes); ConfigError elsewhere and unless
+  /// 0 <= first, 1 <= n <= scratch_envs() and first + n <= num_envs().
+  PipelineBuffers window(int first, int n) const;
+
   /// Bytes of device memory held by the buffers.
   std::size_t device_bytes() const;
 
-  /// Bytes of device memory the constructor allocates for `config` (validated),
-  /// computed without allocating: device_bytes() of such buffers.
-  static std::size_t bytes_for(const TrackGenConfig& config);
+  /// Bytes of device memory the constructor allocates for `config` (validated)
+  /// and `window_envs`, computed without allocating: device_bytes() of such
+  /// buffers.
+  static std::size_t bytes_for(const TrackGenConfig& config, int window_envs = 0);
 
   // --- generator output (the input of the pipeline)
   Vec2View gen_centerline;  ///< [E*N] closed loops, N = num_points
@@ -155,12 +178,12 @@ class PipelineBuffers {
 
   // --- constant-spacing resample (docs/algorithms.md#constant-spacing)
   Vec2View cs_center;  ///< [E*N_max] constant-spacing chain (pre-relax), NaN padded
-  FloatView arc_s;     ///< [E*(max(N_max, N)+1)] cumulative arc-length tables (shared scan scratch)
+  FloatView arc_s;     ///< [W*(max(N_max, N)+1)] cumulative arc-length tables (shared scan scratch)
 
   // --- relaxation (docs/algorithms.md#relaxation)
-  IntView band;          ///< [E] separation exclusion band
-  FloatView l0;          ///< [E] rest length perimeter / count
-  Vec2View relaxed;      ///< [E*N_max] relaxation output
+  IntView band;          ///< [W] separation exclusion band
+  FloatView l0;          ///< [W] rest length perimeter / count
+  Vec2View relaxed;      ///< [W*N_max] relaxation output
   /// [U * C * 2 * S] the solve's chains in structure-of-arrays form, unit
   /// major (U = relax_units()): chain c of unit u holds its x at
   /// [((u*C + c)*2)*S, + S) and its y right after, bead i at entry i + 16;
@@ -181,21 +204,22 @@ class PipelineBuffers {
   IntView sep_cache_split;
 
   // --- inflation and validity (docs/algorithms.md#inflation, #validity)
-  Vec2View ctr2;     ///< [E*N_max] re-uniformized centerline (2D), NaN padded
-  FloatView seg;     ///< [E*N_max] |c_{i+1} - c_i| per real point
-  FloatView turn;    ///< [E*N_max] turn at point i, estimated (geom::turn_estimate; NaN where unsure)
-  FloatView kappa;   ///< [E*N_max] Menger curvature at point i
-  IntView cell_start;  ///< [E*(T+1)] pair tests: first item of each hashed grid cell, T = cell_table()
-  IntView cell_items;  ///< [E*N_max] pair tests: point indices sorted by grid cell
-  IntView env_band;  ///< [E] thickness band used by validity
-  IntView env_flip;  ///< [E] 1 if the outer border is c - hw n (else c + hw n)
-  FloatView z_knots; ///< [E*K] elevation knots, K = z_control_points; empty unless z_profile is uniform or random_walk
+  Vec2View ctr2;     ///< [W*N_max] re-uniformized centerline (2D), NaN padded
+  FloatView seg;     ///< [W*N_max] |c_{i+1} - c_i| per real point
+  FloatView turn;    ///< [W*N_max] turn at point i, estimated (geom::turn_estimate; NaN where unsure)
+  FloatView kappa;   ///< [W*N_max] Menger curvature at point i
+  IntView cell_start;  ///< [W*(T+1)] pair tests: first item of each hashed grid cell, T = cell_table()
+  IntView cell_items;  ///< [W*N_max] pair tests: point indices sorted by grid cell
+  IntView env_band;  ///< [W] thickness band used by validity
+  IntView env_flip;  ///< [W] 1 if the outer border is c - hw n (else c + hw n)
+  FloatView z_knots; ///< [W*K] elevation knots, K = z_control_points; empty unless z_profile is uniform or random_walk
 
   /// Host copy of Track::truncated for the facade's truncation warning.
   HostIntView truncated_host;
 
  private:
   int num_envs_ = 0;
+  int scratch_envs_ = 0;
   int num_points_ = 0;
   int n_max_ = 0;
   int cache_slots_ = 0;

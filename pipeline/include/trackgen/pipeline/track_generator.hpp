@@ -118,6 +118,10 @@ class TrackGenerator {
   /// Envs per round of a masked generation (num_envs when it regenerates the
   /// whole batch; see the file comment).
   int masked_lane_envs() const;
+  /// Envs per window of generate(): on host spaces the generator and the
+  /// stages run the batch a window at a time, reusing one window's scratch
+  /// (docs/design.md#windows); num_envs where the batch runs at once.
+  int window_envs() const { return window_; }
   /// Bytes of device memory held by this producer (Track + scratch + generator
   /// + masked-regeneration lane).
   std::size_t device_bytes() const;
@@ -144,6 +148,7 @@ class TrackGenerator {
   IntView seed_buf_;
   IntView any_flag_;
   const GeneratorSpec<Space>* spec_;
+  int window_;  // envs per window of the batch (the generator's batch)
   std::unique_ptr<Generator<Space>> generator_;
   PipelineBuffers<Space> buffers_;
   track_type track_;
