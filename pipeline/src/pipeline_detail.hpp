@@ -4,6 +4,7 @@
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/geometry.hpp>
 #include <trackgen/core/spaces.hpp>
+#include <trackgen/pipeline/chunked.hpp>
 #include <trackgen/pipeline/stages.hpp>
 
 #include <algorithm>
@@ -86,15 +87,13 @@ int relax_scratch_units(int num_envs) {
 /// scratch is per thread (relax_host_lanes), the generator and the stages run
 /// the batch a window at a time, so that what one stage writes for an env is
 /// still in its core's cache when the next one reads it (docs/design.md#windows):
-/// 32 envs per thread, at least 64, in ceil(E / most) windows of equal size
-/// (the last one ends at the batch's last env, recomputing the few envs it
-/// shares with the one before). Elsewhere the whole batch is one window.
+/// 32 envs per thread, at least 64, balanced as chunk_size balances chunks;
+/// the last window ends at the batch's last env, recomputing the few envs it
+/// shares with the one before. Elsewhere the whole batch is one window.
 template <class Space>
 int pipeline_window_envs(int num_envs) {
   if constexpr (relax_host_lanes<Space>()) {
-    const int most = std::max(64, 32 * relax_scratch_units<Space>(num_envs));
-    const int windows = (num_envs + most - 1) / most;
-    return (num_envs + windows - 1) / windows;
+    return chunk_size(num_envs, std::max(64, 32 * relax_scratch_units<Space>(num_envs)));
   } else {
     return num_envs;
   }
