@@ -91,8 +91,11 @@ TEMPLATE_TEST_CASE("generate_chunked equals one batch bit for bit", "[chunked]",
 
 TEMPLATE_TEST_CASE("a producer's windows equal unwindowed chunks bit for bit", "[chunked][windows]",
                    TRACKGEN_TEST_SPACES) {
-  // 131 envs: windows of 44 (three, the last one moved back by an env) or of
-  // 66 (two, from four threads on); chunks of 33, each a batch of its own.
+  // 131 envs: on two OpenMP threads, each thread runs its own windows of 27
+  // (five, the last one moved back by four envs and run by the thread that
+  // runs the one before); elsewhere windows of 44 (three, the last one moved
+  // back by an env) or of 66 (two, from four threads on), one after another;
+  // chunks of 33, each a batch of its own. Eager and replayed self-graphs.
   using Space = TestType;
   for (const std::string g : {"polar", "bezier", "checkpoint"}) {
     INFO(g);
@@ -102,14 +105,25 @@ TEMPLATE_TEST_CASE("a producer's windows equal unwindowed chunks bit for bit", "
     TrackGenerator<Space> gen(c, SeedState<Space>(c.num_envs, 7));
     CHECK(gen.window_envs() >= 1);
     CHECK(gen.window_envs() <= c.num_envs);
+    CHECK(gen.window_threads() >= 1);
 #if !defined(KOKKOS_ENABLE_CUDA)
     CHECK(gen.window_envs() < c.num_envs);
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 30600
+    if constexpr (std::is_same_v<Space, Kokkos::OpenMP>) {
+      if (Space().concurrency() == 2) {
+        CHECK(gen.window_threads() == 2);
+        CHECK(gen.window_envs() == 27);
+      }
+    }
 #endif
     std::vector<int> sizes;
     const tt::HostTrack chunks = chunked_batch<Space>(c, 7, 40, sizes);
     CHECK(sizes == std::vector<int>{33, 33, 33, 32});
     CHECK(tt::HostTrack::from(gen.generate()).bitwise_equal(chunks));
     CHECK(tt::HostTrack::from(gen.generate()).bitwise_equal(chunks));  // the reused scratch
+    gen.set_policy(Policy::eager);
+    CHECK(tt::HostTrack::from(gen.generate()).bitwise_equal(chunks));
   }
 }
 
@@ -149,6 +163,38 @@ TEMPLATE_TEST_CASE("windows of a Track and of PipelineBuffers refuse bad ranges"
   TrackGenConfig two = c;
   two.num_envs = 2;
   CHECK_NOTHROW(w.check(two, "api"));
+
+  // Parts: the scratch envs and the solve's units split evenly.
+  CHECK(windowed.part(0, 1).scratch_envs() == 2);
+  CHECK(windowed.part(0, 1).relax_units() == windowed.relax_units());
+  CHECK(windowed.part(0, 1).relax_unit_base() == 0);
+  CHECK_THROWS_WITH(windowed.part(0, 0), Catch::Contains("PipelineBuffers::part") && Catch::Contains("part 0 of 0"));
+  CHECK_THROWS_AS(windowed.part(1, 1), ConfigError);
+  CHECK_THROWS_AS(windowed.part(-1, 2), ConfigError);
+  CHECK_THROWS_AS(windowed.part(0, 3), ConfigError);  // 3 does not divide 2 scratch envs
+  if (windowed.relax_units() % 2 == 0) {
+    const PipelineBuffers<Space> p1 = windowed.part(1, 2);
+    CHECK(p1.scratch_envs() == 1);
+    CHECK(p1.relax_units() == windowed.relax_units() / 2);
+    CHECK(p1.relax_unit_base() == windowed.relax_units() / 2);
+    CHECK(p1.relaxed.data() == windowed.relaxed.data() + c.N_max);
+    CHECK(p1.relaxed.extent(0) == std::size_t(c.N_max));
+    CHECK(p1.cs_center.data() == windowed.cs_center.data());  // the batch's buffers stay whole
+    CHECK(p1.relax_chains.data() == windowed.relax_chains.data());
+    PipelineBuffers<Space> pw = p1.window(4, 1);
+    CHECK(pw.relaxed.data() == p1.relaxed.data());
+    CHECK(pw.cs_center.data() == windowed.cs_center.data() + 4 * c.N_max);
+    CHECK(pw.relax_unit_base() == p1.relax_unit_base());
+    // A part holds the solve's scratch of fewer threads than the space runs:
+    // its stages refuse it before any work.
+    TrackGenConfig one = c;
+    one.num_envs = 1;
+    Track<typename Space::memory_space> t1(Space(), 1, c.N_max);
+    CHECK_THROWS_WITH(relax(LaunchContext<Space>(Space()), one, pw, t1),
+                      Catch::Contains("trackgen::relax") && Catch::Contains("threads"));
+  } else {
+    CHECK_THROWS_AS(windowed.part(0, 2), ConfigError);
+  }
 }
 
 TEST_CASE("chunk_size balances the chunks", "[chunked]") {

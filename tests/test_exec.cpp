@@ -45,6 +45,33 @@ TEMPLATE_TEST_CASE("LaunchContext records into a HostGraph and replays", "[exec]
   CHECK_THROWS_AS(rec.fence(), CaptureError);
 }
 
+TEMPLATE_TEST_CASE("as_one_node runs its work now, or as one node at every replay", "[exec]",
+                   TRACKGEN_TEST_HOST_SPACES) {
+  using Space = TestType;
+  IV<Space> x("x", 8);
+  const LaunchContext<Space> eager(Space{});
+  int calls = 0;
+  auto body = [&](const LaunchContext<Space>& c) {
+    ++calls;
+    CHECK_FALSE(c.capturing());  // the work inside runs at once
+    add_value(c, x, 2);
+    add_value(c, x, 1);
+  };
+  eager.as_one_node(body);
+  CHECK(calls == 1);
+  CHECK(test::to_vector(x) == std::vector<std::int32_t>(8, 3));
+  HostGraph g;
+  const auto rec = LaunchContext<Space>::recording(Space(), g, true);
+  rec.as_one_node(body);
+  CHECK(calls == 1);  // recorded, not run
+  CHECK(g.launch_nodes() == 1);
+  CHECK(test::to_vector(x) == std::vector<std::int32_t>(8, 3));
+  g.replay();
+  g.replay();
+  CHECK(calls == 3);
+  CHECK(test::to_vector(x) == std::vector<std::int32_t>(8, 9));
+}
+
 TEMPLATE_TEST_CASE("skip_unless: host poll, conditional node, unconditional", "[exec]", TRACKGEN_TEST_HOST_SPACES) {
   using Space = TestType;
   IV<Space> x("x", 4), flag("flag", 1);

@@ -193,34 +193,60 @@ PipelineBuffers<Space> PipelineBuffers<Space>::window(int first, int n) const {
                       std::to_string(n) + ") are not a non-empty range of the buffers' " + std::to_string(num_envs_) +
                       " envs of at most scratch_envs() = " + std::to_string(scratch_envs_));
   }
-  PipelineBuffers w = *this;
-  w.num_envs_ = n;
-  w.scratch_envs_ = n;
   // The batch's buffers at envs [first, first + n); the scratch's at the
   // same envs, or at its start when it holds fewer envs than the batch.
   const std::size_t at = static_cast<std::size_t>(first);
-  const std::size_t scratch_at = scratch_envs_ < num_envs_ ? 0u : at;
-  auto part = [&](auto& v, std::size_t from, std::size_t per_env) {
-    if (v.extent(0) == 0) return;
-    v = std::decay_t<decltype(v)>(v.data() + from * per_env, static_cast<std::size_t>(n) * per_env);
+  PipelineBuffers w = with_scratch(scratch_envs_ < num_envs_ ? 0u : at, n);
+  w.num_envs_ = n;
+  auto part = [&](auto& v, std::size_t per_env) {
+    v = std::decay_t<decltype(v)>(v.data() + at * per_env, static_cast<std::size_t>(n) * per_env);
   };
-  const std::size_t N = static_cast<std::size_t>(num_points_), M = static_cast<std::size_t>(n_max_);
-  part(w.gen_centerline, at, N);
-  part(w.gen_valid, at, 1);
-  part(w.cs_center, at, M);
-  part(w.arc_s, scratch_at, static_cast<std::size_t>(std::max(n_max_, num_points_)) + 1);
-  part(w.band, scratch_at, 1);
-  part(w.l0, scratch_at, 1);
-  part(w.relaxed, scratch_at, M);
-  part(w.ctr2, scratch_at, M);
-  part(w.seg, scratch_at, M);
-  part(w.turn, scratch_at, M);
-  part(w.kappa, scratch_at, M);
-  part(w.cell_start, scratch_at, static_cast<std::size_t>(cell_table_) + 1);
-  part(w.cell_items, scratch_at, M);
-  part(w.env_band, scratch_at, 1);
-  part(w.env_flip, scratch_at, 1);
-  part(w.z_knots, scratch_at, static_cast<std::size_t>(z_knots_));
+  part(w.gen_centerline, static_cast<std::size_t>(num_points_));
+  part(w.gen_valid, 1);
+  part(w.cs_center, static_cast<std::size_t>(n_max_));
+  return w;
+}
+
+template <class Space>
+PipelineBuffers<Space> PipelineBuffers<Space>::part(int p, int parts) const {
+  const std::string api = "trackgen::PipelineBuffers::part";
+  if (!detail::relax_host_lanes<Space>()) {
+    throw ConfigError(api + ": the relaxation's scratch is per env on this space; only a whole batch runs");
+  }
+  if (parts < 1 || p < 0 || p >= parts || scratch_envs_ % parts != 0 || relax_units_ % parts != 0) {
+    throw ConfigError(api + ": part " + std::to_string(p) + " of " + std::to_string(parts) +
+                      " is not one of equal parts of the buffers' scratch_envs() = " + std::to_string(scratch_envs_) +
+                      " and relax_units() = " + std::to_string(relax_units_));
+  }
+  const int n = scratch_envs_ / parts, units = relax_units_ / parts;
+  PipelineBuffers w = with_scratch(static_cast<std::size_t>(p) * static_cast<std::size_t>(n), n);
+  w.relax_units_ = units;
+  w.relax_unit_base_ = relax_unit_base_ + p * units;
+  return w;
+}
+
+template <class Space>
+PipelineBuffers<Space> PipelineBuffers<Space>::with_scratch(std::size_t first, int n) const {
+  PipelineBuffers w = *this;
+  w.scratch_envs_ = n;
+  auto part = [&](auto& v, std::size_t per_env) {
+    if (v.extent(0) == 0) return;
+    v = std::decay_t<decltype(v)>(v.data() + first * per_env, static_cast<std::size_t>(n) * per_env);
+  };
+  const std::size_t M = static_cast<std::size_t>(n_max_);
+  part(w.arc_s, static_cast<std::size_t>(std::max(n_max_, num_points_)) + 1);
+  part(w.band, 1);
+  part(w.l0, 1);
+  part(w.relaxed, M);
+  part(w.ctr2, M);
+  part(w.seg, M);
+  part(w.turn, M);
+  part(w.kappa, M);
+  part(w.cell_start, static_cast<std::size_t>(cell_table_) + 1);
+  part(w.cell_items, M);
+  part(w.env_band, 1);
+  part(w.env_flip, 1);
+  part(w.z_knots, static_cast<std::size_t>(z_knots_));
   return w;
 }
 

@@ -8,6 +8,9 @@
 #include <trackgen/pipeline/stages.hpp>
 
 #include <algorithm>
+#if defined(KOKKOS_ENABLE_OPENMP)
+#include <omp.h>
+#endif
 #include <string>
 #include <type_traits>
 
@@ -83,20 +86,68 @@ int relax_scratch_units(int num_envs) {
   }
 }
 
+/// Envs per window of a TrackGenerator batch whose host threads each run their
+/// own windows (pipeline_parts).
+inline constexpr int part_window_envs = 32;
+
+/// Threads of `Space` that each run whole windows of a TrackGenerator batch of
+/// `num_envs` envs at once (docs/design.md#windows): every thread of a
+/// Kokkos::OpenMP pool (Kokkos before 3.6, whose partition_master lets each
+/// thread launch its own kernels), when the batch gives each at least two
+/// windows of part_window_envs; 1 elsewhere (the windows then run one after
+/// another, each on all threads).
+template <class Space>
+int pipeline_parts(int num_envs) {
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 30600
+  if constexpr (std::is_same_v<Space, Kokkos::OpenMP> && relax_host_lanes<Space>()) {
+    const int threads = relax_scratch_units<Space>(num_envs);
+    if (threads > 1 && num_envs / threads >= 2 * part_window_envs) return threads;
+  }
+#endif
+  (void)num_envs;
+  return 1;
+}
+
 /// Envs per window of a TrackGenerator batch on `Space`. Where the solve's
 /// scratch is per thread (relax_host_lanes), the generator and the stages run
 /// the batch a window at a time, so that what one stage writes for an env is
 /// still in its core's cache when the next one reads it (docs/design.md#windows):
-/// 32 envs per thread, at least 64, balanced as chunk_size balances chunks;
-/// the last window ends at the batch's last env, recomputing the few envs it
-/// shares with the one before. Elsewhere the whole batch is one window.
+/// part_window_envs where each thread runs its own windows (pipeline_parts),
+/// else 32 envs per thread, at least 64; balanced as chunk_size balances
+/// chunks; the last window ends at the batch's last env, recomputing the few
+/// envs it shares with the one before. Elsewhere the whole batch is one window.
 template <class Space>
 int pipeline_window_envs(int num_envs) {
   if constexpr (relax_host_lanes<Space>()) {
+    if (pipeline_parts<Space>(num_envs) > 1) return chunk_size(num_envs, part_window_envs);
     return chunk_size(num_envs, std::max(64, 32 * relax_scratch_units<Space>(num_envs)));
   } else {
     return num_envs;
   }
+}
+
+/// Calls `body(p, n)` for p in [0, n): with `parts` > 1 on Kokkos::OpenMP
+/// (pipeline_parts), on `parts` threads at once, each a partition of one
+/// thread that launches its own kernels (Kokkos::OpenMP::partition_master,
+/// with two active levels of OpenMP parallelism meanwhile); else, or while a
+/// Kokkos profiling tool is loaded (its callbacks then see one sequence of
+/// kernels), or where the OpenMP runtime refuses nesting, body(0, 1) on this
+/// thread with the whole pool. `body` must not throw.
+template <class Space, class Body>
+void run_parts(int parts, const Body& body) {
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 30600
+  if constexpr (std::is_same_v<Space, Kokkos::OpenMP>) {
+    if (parts > 1 && !Kokkos::Profiling::profileLibraryLoaded()) {
+      const int levels = omp_get_max_active_levels();
+      omp_set_max_active_levels(std::max(levels, 2));
+      Kokkos::OpenMP::partition_master(body, parts, 1);
+      omp_set_max_active_levels(levels);
+      return;
+    }
+  }
+#endif
+  (void)parts;
+  body(0, 1);
 }
 
 /// Throws ConfigError (naming `api`) unless `config` matches the buffers and the
@@ -105,6 +156,14 @@ template <class Space>
 void check_inputs(const PipelineBuffers<Space>& buffers, const TrackGenConfig& config,
                   const Track<typename Space::memory_space>& track, const char* api) {
   buffers.check(config, api);
+  if constexpr (relax_host_lanes<Space>()) {
+    const int threads = Kokkos::Experimental::UniqueToken<Space>().size();
+    if (buffers.relax_units() < threads) {
+      throw ConfigError(std::string(api) + ": the PipelineBuffers hold the relaxation's scratch for " +
+                        std::to_string(buffers.relax_units()) + " threads, the execution space runs " +
+                        std::to_string(threads) + " (a part() runs only on as many threads as its units)");
+    }
+  }
   if (track.num_envs() != buffers.num_envs() || track.n_max() != buffers.n_max()) {
     throw ConfigError(std::string(api) + ": the Track has " + std::to_string(track.num_envs()) + " envs of stride " +
                       std::to_string(track.n_max()) + ", the PipelineBuffers " + std::to_string(buffers.num_envs()) +

@@ -72,6 +72,7 @@ struct RelaxSolveKernel {
   int stride = 0;               // relax_bead_stride() == relax_chain_stride()
   std::size_t split_words = 0;  // host loop shapes: list scratch per unit
   int pairs = 0;                // host loop shapes: entries of each far pair array
+  int unit_base = 0;            // host loop shapes: the buffers' first scratch unit
   rx::Schedule schedule;
   rx::Distances dist;
   RelaxWeights weights;
@@ -116,7 +117,7 @@ struct RelaxSolveKernel {
     int overflowed = 0;
     if constexpr (detail::relax_host_lanes<Space>()) {
       const int u = token.acquire();
-      overflowed = host_solver(env_solve(e, u));
+      overflowed = host_solver(env_solve(e, unit_base + u));
       token.release(u);
     } else {
       overflowed = rx::solve_env(rx::TeamLoops<detail::TeamMember<Space>>{team}, env_solve(e, e));
@@ -185,6 +186,7 @@ void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
       .stride = buffers.relax_bead_stride(),
       .split_words = detail::host_split_words(buffers.n_max(), buffers.cache_slots()),
       .pairs = static_cast<int>(detail::host_pair_capacity(buffers.n_max(), buffers.cache_slots())),
+      .unit_base = buffers.relax_unit_base(),
       .schedule = schedule,
       .dist = rx::distances_of(c),
       .weights = c.weights,

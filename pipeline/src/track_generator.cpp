@@ -9,6 +9,7 @@
 #include "pipeline_detail.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 namespace trackgen {
@@ -68,6 +69,15 @@ std::unique_ptr<detail::MaskedLane<Space>> make_lane(const Space& space, const T
   return std::make_unique<detail::MaskedLane<Space>>(space, config, spec, lanes);
 }
 
+/// `n` generators of `spec` for `config`, one per window thread.
+template <class Space>
+std::vector<std::unique_ptr<Generator<Space>>> make_generators(const Space& space, const TrackGenConfig& config,
+                                                               const GeneratorSpec<Space>& spec, int n) {
+  std::vector<std::unique_ptr<Generator<Space>>> g;
+  for (int i = 0; i < n; ++i) g.push_back(spec.make(space, config));
+  return g;
+}
+
 }  // namespace
 
 template <class Space>
@@ -78,9 +88,10 @@ TrackGenerator<Space>::TrackGenerator(const Space& space, const TrackGenConfig& 
       seed_buf_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "seed_buf")), config_.num_envs),
       any_flag_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "mask_any")), 1),
       spec_(&get_generator<Space>(config_.generator)),
+      parts_(detail::pipeline_parts<Space>(config_.num_envs)),
       window_(detail::pipeline_window_envs<Space>(config_.num_envs)),
-      generator_(spec_->make(ctx_.space(), with_envs(config_, window_))),
-      buffers_(ctx_.space(), config_, window_),
+      generators_(make_generators(ctx_.space(), with_envs(config_, window_), *spec_, parts_)),
+      buffers_(ctx_.space(), config_, parts_ * window_),
       track_(ctx_.space(), config_.num_envs, config_.N_max),
       lane_(make_lane(ctx_.space(), config_, *spec_)),
       program_(make_program()),
@@ -108,22 +119,44 @@ template <class Space>
 void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
   const int E = config_.num_envs;
   if (window_ == E) {
-    generator_->generate(ctx, seed_buf_, buffers_.gen_centerline, buffers_.gen_valid);
+    generators_[0]->generate(ctx, seed_buf_, buffers_.gen_centerline, buffers_.gen_valid);
     run_pipeline(ctx, config_, buffers_, seed_buf_, track_);
     return;
   }
   // Window by window (detail::pipeline_window_envs); an env's track depends on
   // its effective seed alone, so the last window, moved back to end at env
   // E - 1, rewrites the envs it shares with the one before with the same bits.
-  const TrackGenConfig c = with_envs(config_, window_);
-  for (int first = 0; first < E; first += window_) {
-    const int at = std::min(first, E - window_);
-    const IntView seeds(seed_buf_.data() + at, static_cast<std::size_t>(window_));
-    PipelineBuffers<Space> b = buffers_.window(at, window_);
-    track_type t = track_.window(at, window_);
-    generator_->generate(ctx, seeds, b.gen_centerline, b.gen_valid);
-    run_pipeline(ctx, c, b, seeds, t);
+  const int windows = (E + window_ - 1) / window_;
+  if (parts_ == 1) {
+    for (int k = 0; k < windows; ++k) run_window(ctx, *generators_[0], buffers_, std::min(k * window_, E - window_));
+    return;
   }
+  // Each window thread takes the next window, runs it and takes another. The
+  // last window, when it shares envs with the one before, goes with that one,
+  // so that no two threads write an env at once. One node when recorded.
+  ctx.as_one_node([this, E, windows](const LaunchContext<Space>& c) {
+    const int claims = windows * window_ > E ? windows - 1 : windows;
+    std::atomic<int> next{0};
+    detail::run_parts<Space>(parts_, [&](const int p, const int n) {
+      const PipelineBuffers<Space> part = buffers_.part(p, n);
+      for (int k; (k = next.fetch_add(1, std::memory_order_relaxed)) < claims;) {
+        for (int w = k; w < (k + 1 == claims ? windows : k + 1); ++w) {
+          run_window(c, *generators_[static_cast<std::size_t>(p)], part, std::min(w * window_, E - window_));
+        }
+      }
+    });
+  });
+}
+
+template <class Space>
+void TrackGenerator<Space>::run_window(const LaunchContext<Space>& ctx, Generator<Space>& generator,
+                                       const PipelineBuffers<Space>& buffers, int at) {
+  const TrackGenConfig c = with_envs(config_, window_);
+  const IntView seeds(seed_buf_.data() + at, static_cast<std::size_t>(window_));
+  PipelineBuffers<Space> b = buffers.window(at, window_);
+  track_type t = track_.window(at, window_);
+  generator.generate(ctx, seeds, b.gen_centerline, b.gen_valid);
+  run_pipeline(ctx, c, b, seeds, t);
 }
 
 template <class Space>
@@ -267,8 +300,10 @@ int TrackGenerator<Space>::masked_lane_envs() const {
 
 template <class Space>
 std::size_t TrackGenerator<Space>::device_bytes() const {
-  return track_.bytes() + buffers_.device_bytes() + view_bytes(seed_buf_) + view_bytes(any_flag_) +
-         (generator_ ? generator_->device_bytes() : 0) + (lane_ ? lane_->device_bytes() : 0);
+  std::size_t generators = 0;
+  for (const auto& g : generators_) generators += g->device_bytes();
+  return track_.bytes() + buffers_.device_bytes() + view_bytes(seed_buf_) + view_bytes(any_flag_) + generators +
+         (lane_ ? lane_->device_bytes() : 0);
 }
 
 #define TRACKGEN_INSTANTIATE_TRACK_GENERATOR(S) template class TrackGenerator<S>;

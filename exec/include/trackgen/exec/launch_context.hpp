@@ -186,6 +186,20 @@ class LaunchContext {
     });
   }
 
+  /// Runs `f(c)`, where `c` is this context made to run its work at once:
+  /// now when this context runs work; when it records a HostGraph, as one
+  /// node that calls `f(c)` at every replay. For host work that launches its
+  /// kernels from several threads at once (TrackGenerator's per-thread
+  /// windows, docs/design.md#windows), whose launches a recording could not
+  /// order. Host spaces only.
+  template <class F>
+  void as_one_node(const F& f) const {
+    static_assert(host_accessible_v<Space>, "as_one_node is for host execution spaces");
+    LaunchContext c = *this;
+    c.graph_ = nullptr;
+    emit([c, f] { f(c); });
+  }
+
   /// Device copy dst <- src on the context's instance.
   template <class D, class S>
   void copy(const D& dst, const S& src) const {

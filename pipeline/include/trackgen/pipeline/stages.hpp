@@ -148,6 +148,9 @@ class PipelineBuffers {
   /// scratch is live only then (and stays in that core's caches from env to
   /// env).
   int relax_units() const { return relax_units_; }
+  /// The first unit of the solve's scratch these buffers use: 0, or that of
+  /// their part() (units [relax_unit_base(), relax_unit_base() + relax_units()).
+  int relax_unit_base() const { return relax_unit_base_; }
 
   /// Throws ConfigError (naming `api`) unless `config` has the shape these buffers
   /// were allocated for (num_envs, num_points, N_max, relaxation modes).
@@ -163,6 +166,18 @@ class PipelineBuffers {
   /// spaces with the host loop shapes); ConfigError elsewhere and unless
   /// 0 <= first, 1 <= n <= scratch_envs() and first + n <= num_envs().
   PipelineBuffers window(int first, int n) const;
+
+  /// Part p of `parts` of these buffers, for `parts` host threads that each
+  /// run the stages on windows of their own at once (TrackGenerator,
+  /// docs/design.md#windows): the stages' per-env scratch split into `parts`
+  /// equal runs of envs (p's run as scratch_envs() / parts envs) and the
+  /// solve's per-thread scratch into `parts` equal runs of units (p's run as
+  /// relax_units() / parts units, from relax_unit_base()); gen_centerline,
+  /// gen_valid and cs_center and the other members shared. The stages refuse
+  /// a part whose units are fewer than the threads that run it. Only where
+  /// the solve's scratch is per thread; ConfigError elsewhere and unless
+  /// 0 <= p < parts and parts divides scratch_envs() and relax_units().
+  PipelineBuffers part(int p, int parts) const;
 
   /// Bytes of device memory held by the buffers.
   std::size_t device_bytes() const;
@@ -226,10 +241,15 @@ class PipelineBuffers {
   bool chebyshev_ = false;
   int cell_table_ = 0;
   int relax_units_ = 0;
+  int relax_unit_base_ = 0;
   int z_knots_ = 0;          // knots per env (0 unless the z profile uses knots)
   int relax_iters_ = 0;      // the Chebyshev schedule's inputs
   int cheby_start_ = 0;
   float cheby_rho_ = 0.0f;
+
+  /// These buffers with their stages' per-env scratch narrowed to its envs
+  /// [first, first + n) (window() and part()).
+  PipelineBuffers with_scratch(std::size_t first, int n) const;
 };
 
 /// Constant-spacing resample (docs/algorithms.md#constant-spacing): gen_centerline

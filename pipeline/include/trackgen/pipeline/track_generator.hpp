@@ -33,6 +33,7 @@
 #include <trackgen/pipeline/stages.hpp>
 
 #include <memory>
+#include <vector>
 
 namespace trackgen {
 
@@ -122,6 +123,10 @@ class TrackGenerator {
   /// stages run the batch a window at a time, reusing one window's scratch
   /// (docs/design.md#windows); num_envs where the batch runs at once.
   int window_envs() const { return window_; }
+  /// Threads that each run whole windows of generate() at once, each with its
+  /// own generator and its own part of the stages' scratch (Kokkos::OpenMP,
+  /// docs/design.md#windows); 1 where the windows run one after another.
+  int window_threads() const { return parts_; }
   /// Bytes of device memory held by this producer (Track + scratch + generator
   /// + masked-regeneration lane).
   std::size_t device_bytes() const;
@@ -131,6 +136,10 @@ class TrackGenerator {
  private:
   /// Emits the work after the seed stage: generator and pipeline stages.
   void enqueue_body(const LaunchContext<Space>& ctx);
+  /// Runs the generator and the stages on the window of envs
+  /// [at, at + window_) with `generator` and the scratch of `buffers`.
+  void run_window(const LaunchContext<Space>& ctx, Generator<Space>& generator, const PipelineBuffers<Space>& buffers,
+                  int at);
   /// Builds the program of a full generation.
   Program<Space> make_program();
   /// Builds the program of a masked generation.
@@ -148,8 +157,9 @@ class TrackGenerator {
   IntView seed_buf_;
   IntView any_flag_;
   const GeneratorSpec<Space>* spec_;
-  int window_;  // envs per window of the batch (the generator's batch)
-  std::unique_ptr<Generator<Space>> generator_;
+  int parts_;   // threads that run windows at once (window_threads())
+  int window_;  // envs per window of the batch (each generator's batch)
+  std::vector<std::unique_ptr<Generator<Space>>> generators_;  // one per window thread
   PipelineBuffers<Space> buffers_;
   track_type track_;
   std::unique_ptr<detail::MaskedLane<Space>> lane_;  // null: masked generation recomputes the whole batch
