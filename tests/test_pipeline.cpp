@@ -107,6 +107,42 @@ TEMPLATE_TEST_CASE("pipeline: repeated runs give the identical batch", "[pipelin
   CHECK(run_batch<TestType>(cfg, 1) == run_batch<TestType>(cfg, 3));
 }
 
+TEMPLATE_TEST_CASE("pipeline: padding only the rows a previous run left real gives the same Track",
+                   "[pipeline][padding]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  const auto cfg = mode_configs()[0];
+  const std::vector<tt::Loop> first = mixed_batch(cfg.num_envs, cfg.num_points);
+  const std::vector<tt::Loop> second(first.rbegin(), first.rend());  // other shapes, other counts per env
+  tt::StageRig<Space> kept(cfg);
+  trackgen::DView<std::int32_t, Space> padded("padded", cfg.num_envs);
+  Kokkos::deep_copy(padded, cfg.N_max);
+  kept.load(first);
+  trackgen::run_pipeline(kept.ctx, cfg, kept.buffers, kept.seeds, kept.track, padded);
+  kept.ctx.fence();
+  const std::vector<int> first_count = kept.count();
+  CHECK(tt::to_vector(padded) == first_count);
+  kept.load(second);
+  trackgen::run_pipeline(kept.ctx, cfg, kept.buffers, kept.seeds, kept.track, padded);
+  kept.ctx.fence();
+  tt::StageRig<Space> fresh(cfg);
+  fresh.load(second);
+  fresh.run();
+  CHECK(kept.host().bitwise_equal(fresh.host()));
+  CHECK(tt::to_vector(padded) == kept.count());
+  int shorter = 0, longer = 0;  // both directions happened
+  for (int e = 0; e < cfg.num_envs; ++e) {
+    shorter += kept.count()[e] < first_count[e];
+    longer += kept.count()[e] > first_count[e];
+  }
+  CHECK(shorter > 0);
+  CHECK(longer > 0);
+  trackgen::DView<std::int32_t, Space> wrong("wrong", cfg.num_envs + 1);
+  CHECK_THROWS_WITH(trackgen::run_pipeline(kept.ctx, cfg, kept.buffers, kept.seeds, kept.track, wrong),
+                    Catch::Contains("trackgen::run_pipeline") && Catch::Contains("padded has"));
+  CHECK_THROWS_WITH(trackgen::inflate(kept.ctx, cfg, kept.buffers, kept.seeds, kept.track, wrong),
+                    Catch::Contains("trackgen::inflate") && Catch::Contains("padded has"));
+}
+
 TEMPLATE_TEST_CASE("pipeline: stages refuse a config the buffers were not built for", "[pipeline]",
                    TRACKGEN_TEST_SPACES) {
   auto cfg = tt::stage_config(2);

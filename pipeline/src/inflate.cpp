@@ -70,6 +70,7 @@ struct InflateKernel {
   DView<Vec3f, Space> outer, center, inner, tangent, normal;
   DView<float, Space> arclen, length_out, winding;
   DView<int, Space> valid, invalid_reason, truncated;
+  DView<std::int32_t, Space> padded;  // [E] rows from which the padding is known (empty: none known)
   DView<float, Space> seg, turn, kappa;
   DView<int, Space> env_band, env_flip;
   DView<std::int32_t, Space> seeds;
@@ -147,6 +148,9 @@ struct InflateKernel {
     const int e = team.league_rank();
     const std::size_t base = static_cast<std::size_t>(e) * n_max;
     const int cnt = kmath::min(count(e), n_max);
+    // Padding rows to write: [cnt, pad_end); the rows from padded(e) on
+    // already hold it.
+    const int pad_end = padded.extent(0) > 0 ? kmath::max(kmath::min(padded(e), n_max), cnt) : n_max;
     const Vec2f* const c = ctr2.data() + base;
 
     // --- A: per-point frames and local quantities
@@ -161,9 +165,9 @@ struct InflateKernel {
       seg(s) = length(e_out);
       turn(s) = geom::turn_estimate(ci - cp, e_out);  // NaN where unsure; the exact sum in phase D then
     });
-    fill_points<Space>(team, tangent.data() + base + cnt, n_max - cnt, Vec3f{nanf(), nanf(), 0.0f});
-    fill_points<Space>(team, normal.data() + base + cnt, n_max - cnt, Vec3f{nanf(), nanf(), 0.0f});
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cnt, n_max), [&](const int i) { arclen(base + i) = nanf(); });
+    fill_points<Space>(team, tangent.data() + base + cnt, pad_end - cnt, Vec3f{nanf(), nanf(), 0.0f});
+    fill_points<Space>(team, normal.data() + base + cnt, pad_end - cnt, Vec3f{nanf(), nanf(), 0.0f});
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cnt, pad_end), [&](const int i) { arclen(base + i) = nanf(); });
     team.team_barrier();
 
     // --- B: per-env scans in point order (one thread)
@@ -217,9 +221,9 @@ struct InflateKernel {
     // Padding: NaN in plan view (the centre line and normals are NaN there),
     // at the padding z of the profile.
     const Vec3f pad{nanf(), nanf(), lifted ? 0.0f : z.base};
-    fill_points<Space>(team, center.data() + base + cnt, n_max - cnt, pad);
-    fill_points<Space>(team, outer.data() + base + cnt, n_max - cnt, pad);
-    fill_points<Space>(team, inner.data() + base + cnt, n_max - cnt, pad);
+    fill_points<Space>(team, center.data() + base + cnt, pad_end - cnt, pad);
+    fill_points<Space>(team, outer.data() + base + cnt, pad_end - cnt, pad);
+    fill_points<Space>(team, inner.data() + base + cnt, pad_end - cnt, pad);
     team.team_barrier();
 
     // --- L: 3D tangents of a lifted centerline (needs the neighbours' z)
@@ -268,21 +272,33 @@ struct InflateKernel {
       if (reason != 0 && truncated(e) != 0) reason |= InvalidReason::truncated;
       valid(e) = reason == 0 ? 1 : 0;
       invalid_reason(e) = reason;
+      if (padded.extent(0) > 0) padded(e) = cnt;
     });
   }
 };
+
+/// Throws ConfigError (naming `api`) unless `padded`, of `entries` entries, is
+/// empty or has an entry per env.
+void check_padded(std::size_t entries, int num_envs, const char* api) {
+  if (entries != 0 && entries != static_cast<std::size_t>(num_envs)) {
+    throw ConfigError(std::string(api) + ": padded has " + std::to_string(entries) +
+                      " entries, num_envs is " + std::to_string(num_envs) + " (or leave it empty)");
+  }
+}
 
 }  // namespace
 
 template <class Space>
 void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
-             const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track) {
+             const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track,
+             const DView<std::int32_t, Space>& padded) {
   const auto region = ctx.region("TrackGen::pipeline::inflate");
   detail::check_inputs(buffers, config, track, "trackgen::inflate");
   if (seeds.extent(0) != static_cast<std::size_t>(buffers.num_envs())) {
     throw ConfigError("trackgen::inflate: seeds has " + std::to_string(seeds.extent(0)) + " entries, num_envs is " +
                       std::to_string(buffers.num_envs()));
   }
+  check_padded(padded.extent(0), buffers.num_envs(), "trackgen::inflate");
   const PipelineConstants c = pipeline_constants(config);
   resample_uniform(ctx, relax_output(config, buffers), track.count, buffers.ctr2, buffers.arc_s, buffers.n_max(),
                    "TrackGen::pipeline::inflate::reuniformize");
@@ -301,6 +317,7 @@ void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, Pipe
   k.valid = track.valid;
   k.invalid_reason = track.invalid_reason;
   k.truncated = track.truncated;
+  k.padded = padded;
   k.seg = buffers.seg;
   k.turn = buffers.turn;
   k.kappa = buffers.kappa;
@@ -325,19 +342,21 @@ void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, Pipe
 
 template <class Space>
 void run_pipeline(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
-                  const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track) {
+                  const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track,
+                  const DView<std::int32_t, Space>& padded) {
+  check_padded(padded.extent(0), buffers.num_envs(), "trackgen::run_pipeline");
   resample_constant_spacing(ctx, config, buffers, track);
   relax(ctx, config, buffers, track);
-  inflate(ctx, config, buffers, seeds, track);
+  inflate(ctx, config, buffers, seeds, track, padded);
 }
 
 #define TRACKGEN_INSTANTIATE_INFLATE(S)                                                                   \
   template void inflate<S>(const LaunchContext<S>&, const TrackGenConfig&, PipelineBuffers<S>&,          \
-                           const DView<std::int32_t, S>&,                                                 \
-                           Track<typename S::memory_space>&);                                            \
+                           const DView<std::int32_t, S>&, Track<typename S::memory_space>&,               \
+                           const DView<std::int32_t, S>&);                                                \
   template void run_pipeline<S>(const LaunchContext<S>&, const TrackGenConfig&, PipelineBuffers<S>&,     \
-                                const DView<std::int32_t, S>&,                                            \
-                                Track<typename S::memory_space>&);
+                                const DView<std::int32_t, S>&, Track<typename S::memory_space>&,          \
+                                const DView<std::int32_t, S>&);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_INFLATE)
 
 }  // namespace trackgen

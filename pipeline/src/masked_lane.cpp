@@ -58,6 +58,7 @@ struct ScatterRows {
   using M = typename Space::memory_space;
   DView<std::int32_t, Space> ids, count;
   Track<M> lane, out;
+  DView<std::int32_t, Space> out_padded;  // the lane's rows are padded from their count on
   DView<Vec2f, Space> lane_cs, out_cs, lane_gen, out_gen;
   int first = 0;
   int n_max = 0;
@@ -87,6 +88,7 @@ struct ScatterRows {
     out.truncated(e) = lane.truncated(j);
     out.sep_overflow(e) = lane.sep_overflow(j);
     out.invalid_reason(e) = lane.invalid_reason(j);
+    out_padded(e) = kmath::min(lane.count(j), n_max);
   }
 };
 
@@ -125,7 +127,7 @@ void MaskedLane<Space>::compact(const LaunchContext<Space>& ctx, const IntView& 
 
 template <class Space>
 void MaskedLane<Space>::regenerate(const LaunchContext<Space>& ctx, const IntView& seed_buf, track_type& track,
-                                   PipelineBuffers<Space>& buffers,
+                                   const IntView& padded, PipelineBuffers<Space>& buffers,
                                    const std::function<void(const LaunchContext<Space>&)>& whole_batch) {
   for (int r = 0; r < rounds_; ++r) {
     const int first = r * lanes_;
@@ -135,8 +137,18 @@ void MaskedLane<Space>::regenerate(const LaunchContext<Space>& ctx, const IntVie
       generator_->generate(c, seeds_, buffers_.gen_centerline, buffers_.gen_valid);
       run_pipeline(c, config_, buffers_, seeds_, track_);
       const int stride = std::max(config_.N_max, config_.num_points);
-      ScatterRows<Space> s{ids_,   count_,          track_,       track,       buffers_.cs_center, buffers.cs_center,
-                           buffers_.gen_centerline, buffers.gen_centerline, first,  config_.N_max, config_.num_points,
+      ScatterRows<Space> s{ids_,
+                           count_,
+                           track_,
+                           track,
+                           padded,
+                           buffers_.cs_center,
+                           buffers.cs_center,
+                           buffers_.gen_centerline,
+                           buffers.gen_centerline,
+                           first,
+                           config_.N_max,
+                           config_.num_points,
                            stride};
       c.for_each("TrackGen::pipeline::lane::scatter", static_cast<std::size_t>(lanes_) * stride, s);
     });

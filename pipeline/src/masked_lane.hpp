@@ -72,8 +72,10 @@ class MaskedLane {
   /// Regenerates the listed envs: one round per lane batch, each skipped on the
   /// device unless needed, or `whole_batch(ctx)` (the producer's body) when too
   /// many are listed. `seed_buf` holds the batch's effective seeds, `track` and
-  /// `buffers` are the producer's output and scratch.
-  void regenerate(const LaunchContext<Space>& ctx, const IntView& seed_buf, track_type& track,
+  /// `buffers` are the producer's output and scratch, `padded` the row from
+  /// which each env's Track rows hold padding (inflate's `padded`), which the
+  /// scatter keeps true for the envs it copies.
+  void regenerate(const LaunchContext<Space>& ctx, const IntView& seed_buf, track_type& track, const IntView& padded,
                   PipelineBuffers<Space>& buffers,
                   const std::function<void(const LaunchContext<Space>&)>& whole_batch);
 

@@ -69,6 +69,16 @@ std::unique_ptr<detail::MaskedLane<Space>> make_lane(const Space& space, const T
   return std::make_unique<detail::MaskedLane<Space>>(space, config, spec, lanes);
 }
 
+/// inflate's `padded` for a Track of `config` whose padding is not known yet:
+/// N_max for every env.
+template <class Space>
+DView<std::int32_t, Space> unknown_padding(const Space& space, const TrackGenConfig& config) {
+  DView<std::int32_t, Space> v(Kokkos::view_alloc(space, label("pipeline", "padded")),
+                               static_cast<std::size_t>(config.num_envs));
+  Kokkos::deep_copy(space, v, config.N_max);
+  return v;
+}
+
 /// `n` generators of `spec` for `config`, one per window thread.
 template <class Space>
 std::vector<std::unique_ptr<Generator<Space>>> make_generators(const Space& space, const TrackGenConfig& config,
@@ -93,6 +103,7 @@ TrackGenerator<Space>::TrackGenerator(const Space& space, const TrackGenConfig& 
       generators_(make_generators(ctx_.space(), with_envs(config_, window_), *spec_, parts_)),
       buffers_(ctx_.space(), config_, parts_ * window_),
       track_(ctx_.space(), config_.num_envs, config_.N_max),
+      padded_(unknown_padding(ctx_.space(), config_)),
       lane_(make_lane(ctx_.space(), config_, *spec_)),
       program_(make_program()),
       runner_(config_.generator),
@@ -120,7 +131,7 @@ void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
   const int E = config_.num_envs;
   if (window_ == E) {
     generators_[0]->generate(ctx, seed_buf_, buffers_.gen_centerline, buffers_.gen_valid);
-    run_pipeline(ctx, config_, buffers_, seed_buf_, track_);
+    run_pipeline(ctx, config_, buffers_, seed_buf_, track_, padded_);
     return;
   }
   // Window by window (detail::pipeline_window_envs); an env's track depends on
@@ -155,8 +166,9 @@ void TrackGenerator<Space>::run_window(const LaunchContext<Space>& ctx, Generato
   const IntView seeds(seed_buf_.data() + at, static_cast<std::size_t>(window_));
   PipelineBuffers<Space> b = buffers.window(at, window_);
   track_type t = track_.window(at, window_);
+  const IntView padded(padded_.data() + at, static_cast<std::size_t>(window_));
   generator.generate(ctx, seeds, b.gen_centerline, b.gen_valid);
-  run_pipeline(ctx, c, b, seeds, t);
+  run_pipeline(ctx, c, b, seeds, t, padded);
 }
 
 template <class Space>
@@ -205,7 +217,7 @@ Program<Space> TrackGenerator<Space>::make_masked_program(const IntView& mask, b
                  buffer("invalid_reason", track_.invalid_reason)};
   body.enqueue = [this, mask](const LaunchContext<Space>& ctx) {
     if (lane_) {
-      lane_->regenerate(ctx, seed_buf_, track_, buffers_,
+      lane_->regenerate(ctx, seed_buf_, track_, padded_, buffers_,
                         [this](const LaunchContext<Space>& c) { enqueue_body(c); });
       return;
     }
@@ -302,7 +314,7 @@ template <class Space>
 std::size_t TrackGenerator<Space>::device_bytes() const {
   std::size_t generators = 0;
   for (const auto& g : generators_) generators += g->device_bytes();
-  return track_.bytes() + buffers_.device_bytes() + view_bytes(seed_buf_) + view_bytes(any_flag_) + generators +
+  return track_.bytes() + buffers_.device_bytes() + view_bytes(seed_buf_) + view_bytes(any_flag_) + view_bytes(padded_) + generators +
          (lane_ ? lane_->device_bytes() : 0);
 }
 

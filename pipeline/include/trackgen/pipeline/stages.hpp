@@ -314,13 +314,23 @@ const DView<Vec2f, Space>& relax_output(const TrackGenConfig& config, const Pipe
 /// count, truncated and sep_overflow. The thickness test uses relax_band when it
 /// is set (the band the relaxation used; the original system ignored it), else
 /// SEPBAND(perimeter / count, 2 hw) of the final chain. Ends with
-/// check_near_pairs. ConfigError naming the API when the buffers, Track or
-/// seeds do not fit the config. Kernels "TrackGen::pipeline::inflate::reuniformize",
+/// check_near_pairs. ConfigError naming the API when the buffers, Track,
+/// seeds or `padded` do not fit the config.
+/// Kernels "TrackGen::pipeline::inflate::reuniformize",
 /// "TrackGen::pipeline::inflate::frames_offset_validity" and
 /// "TrackGen::pipeline::inflate::near_pairs".
+///
+/// Padding: the point rows [count, N_max) of every env are written as padding
+/// (NaN in plan view), unless `padded` ([E], optional) is given: for a caller
+/// that runs into the same Track again and again with the same config and
+/// writes none of its point rows in between, padded(e) is the row from which
+/// env e's rows already hold that padding (start it at N_max: none known).
+/// Then only the rows [count, padded(e)) are written, and padded(e) becomes
+/// the new count (docs/design.md#padding). The rows are the same either way.
 template <class Space>
 void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
-             const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track);
+             const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track,
+             const DView<std::int32_t, Space>& padded = {});
 
 /// The validity tests over pairs of nearby points, the last step of inflate:
 /// clears track.valid[e] where one fails (envs already invalid are skipped).
@@ -348,9 +358,11 @@ template <class Space>
 void check_near_pairs(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
                       Track<typename Space::memory_space>& track);
 
-/// resample_constant_spacing -> relax -> inflate (everything after the generator).
+/// resample_constant_spacing -> relax -> inflate (everything after the
+/// generator); `padded` as for inflate.
 template <class Space>
 void run_pipeline(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
-                  const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track);
+                  const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track,
+                  const DView<std::int32_t, Space>& padded = {});
 
 }  // namespace trackgen

@@ -5,7 +5,10 @@
 // so the Track holds the batch of the initial seeds. generate() runs the program
 // seeds -> generator -> constant-spacing resample -> relaxation -> inflation
 // through the producer's GraphRunner and returns a reference to the same Track
-// every call (stable data() pointers).
+// every call (stable data() pointers). That Track is the producer's to write:
+// an application reads it; writing into it, its padding rows above all, is
+// not supported (generate() writes only the padding rows a previous batch
+// left real, docs/design.md#padding).
 //
 // Execution (see exec/graph_runner.hpp): by default (Policy::automatic) the
 // producer's own graph is recorded on the first generate() and replayed after;
@@ -162,6 +165,7 @@ class TrackGenerator {
   std::vector<std::unique_ptr<Generator<Space>>> generators_;  // one per window thread
   PipelineBuffers<Space> buffers_;
   track_type track_;
+  IntView padded_;  // [E] the row from which each env's Track rows hold padding (inflate's `padded`)
   std::unique_ptr<detail::MaskedLane<Space>> lane_;  // null: masked generation recomputes the whole batch
   Program<Space> program_;
   GraphRunner<Space> runner_;
