@@ -61,10 +61,11 @@ static_assert(sizeof(Vec3f) == 3 * sizeof(float) && sizeof(Vec2f) == 2 * sizeof(
 /// The memory of the 1D View `v` as an array without a copy: [n] for scalars,
 /// [n, k] for k-float vectors; `owner` (a Python object holding the View) is
 /// kept alive as long as the array. A numpy array on host memory, a DLPack
-/// ndarray on the device.
+/// ndarray on the device; read-only when T is const.
 template <class T, class... P>
 nb::object export_view(const Kokkos::View<T*, P...>& v, nb::handle owner) {
-  using S = typename detail::scalar_of<std::remove_const_t<T>>::type;
+  using S0 = typename detail::scalar_of<std::remove_const_t<T>>::type;
+  using S = std::conditional_t<std::is_const_v<T>, const S0, S0>;
   constexpr std::size_t k = detail::scalar_of<std::remove_const_t<T>>::width;
   auto* data = reinterpret_cast<S*>(const_cast<std::remove_const_t<T>*>(v.data()));
   const std::size_t shape[2] = {v.extent(0), k};
@@ -76,7 +77,7 @@ nb::object export_view(const Kokkos::View<T*, P...>& v, nb::handle owner) {
 #if defined(KOKKOS_ENABLE_CUDA)
     device = Space().cuda_device();
 #endif
-    return nb::ndarray<S>(data, ndim, shape, owner, nullptr, nb::dtype<S>(), nb::device::cuda::value, device).cast();
+    return nb::ndarray<S>(data, ndim, shape, owner, nullptr, nb::dtype<S0>(), nb::device::cuda::value, device).cast();
   }
 }
 

@@ -273,7 +273,7 @@ class PyCourse : public Holder {
 
   PyTrack* track() const {
     check_alive("trackgen.Course.track");
-    return new PyTrack(course_->track());
+    return new PyTrack(course_->track(), true);
   }
   int num_envs() const { return num_envs_; }
   int max_boxes() const { return max_boxes_; }

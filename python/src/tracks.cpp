@@ -21,7 +21,7 @@ void check_extent(const char* api, const char* arg, std::size_t got, std::size_t
   }
 }
 
-PyTrack::PyTrack(Track<MemSpace> t) : track(std::move(t)) {}
+PyTrack::PyTrack(Track<MemSpace> t, bool read_only) : track(std::move(t)), read_only(read_only) {}
 
 void PyTrack::release() noexcept { track = Track<MemSpace>(); }
 
@@ -48,7 +48,9 @@ template <class F>
 nb::object field(nb::handle self, F&& get) {
   auto& t = nb::cast<PyTrack&>(self);
   t.check_alive("trackgen.Track");
-  return export_view(get(t.track), self);
+  const auto v = get(t.track);
+  if (t.read_only) return export_view(typename decltype(v)::const_type(v), self);
+  return export_view(v, self);
 }
 
 }  // namespace
@@ -103,7 +105,7 @@ void bind_tracks(nb::module_& m) {
             new (self) PyGenerator("trackgen.TrackGenerator", c, seeds);
           },
           nb::arg("config"), nb::arg("seeds"))
-      .def("track", [](const PyGenerator& g) { return new PyTrack(g.producer().track()); })
+      .def("track", [](const PyGenerator& g) { return new PyTrack(g.producer().track(), true); })
       .def_prop_ro("masked_lane_envs", [](const PyGenerator& g) { return g.producer().masked_lane_envs(); });
   bind_producer_methods<PyGenerator>(gen);
 }

@@ -38,6 +38,19 @@ def test_arrays_have_the_documented_shapes_and_dtypes():
     assert np.isnan(env_rows(track, "center", e)[track.count[e] :, :2]).all()  # padding: x, y NaN
 
 
+def test_a_producers_arrays_are_read_only_and_a_clone_is_writable():
+    track = trackgen.TrackGenerator(num_envs=E, seed=0).generate()
+    for name in PER_POINT + ("arclen", "length", "count", "valid"):
+        assert not np.asarray(getattr(track, name)).flags.writeable, name
+    with pytest.raises(ValueError):
+        np.asarray(track.center)[0, 0] = 1.0
+    copy = track.clone()
+    a = np.asarray(copy.center)
+    assert a.flags.writeable
+    a[0, 0] = 1.0
+    assert np.asarray(copy.center)[0, 0] == 1.0
+
+
 def test_arrays_share_the_views_memory_and_generate_refills_it_in_place():
     gen = trackgen.TrackGenerator(num_envs=E, seed=1)
     track = gen.generate()

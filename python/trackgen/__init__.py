@@ -80,9 +80,10 @@ class Track:
     ``[e*N_max, (e+1)*N_max)``, the first ``count[e]`` real, the rest NaN.
     Per-env fields: ``valid``, ``count``, ``truncated``, ``invalid_reason`` (int32), ``length``,
     ``winding`` (float32), all ``[E]``. Every access returns an array over the
-    library's memory (no copy) that keeps it alive. A generator's Track is
-    refilled in place by every ``generate()``; ``clone()`` makes an independent
-    copy.
+    library's memory (no copy) that keeps it alive. A generator's (or a
+    course's) Track is refilled in place by every ``generate()`` and its arrays
+    are read-only (the producer rewrites only the padding rows its last batch
+    left real); ``clone()`` makes an independent, writable copy.
     """
 
     __slots__ = ("_t",)
