@@ -171,17 +171,21 @@ class LaunchContext {
   /// parallel_for over a TeamPolicy of `league` teams; `team_size` 0 picks
   /// Kokkos::AUTO. On host spaces teams are handed out dynamically (work
   /// stealing): envs differ in cost, and a thread that falls behind (a shared
-  /// machine) leaves its work to the others. Which thread runs a team never
-  /// changes a result (docs/design.md#determinism).
+  /// machine) leaves its work to the others; a pool of one thread (a single
+  /// thread, or one of TrackGenerator's window threads) takes them in order
+  /// instead, without the dynamic schedule's lock per team. Which thread runs
+  /// a team never changes a result (docs/design.md#determinism).
   template <class F>
   void for_each_team(const std::string& name, int league, int team_size, const F& f) const {
     emit([space = space_, name, league, team_size, f] {
-      using Policy = std::conditional_t<host_accessible_v<Space>, Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>,
-                                        Kokkos::TeamPolicy<Space>>;
-      if (team_size > 0) {
-        Kokkos::parallel_for(name, Policy(space, league, team_size), f);
+      if constexpr (host_accessible_v<Space>) {
+        if (Kokkos::Experimental::UniqueToken<Space>(space).size() == 1) {
+          team_for<Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Static>>>(space, name, league, team_size, f);
+        } else {
+          team_for<Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>>(space, name, league, team_size, f);
+        }
       } else {
-        Kokkos::parallel_for(name, Policy(space, league, Kokkos::AUTO), f);
+        team_for<Kokkos::TeamPolicy<Space>>(space, name, league, team_size, f);
       }
     });
   }
@@ -346,6 +350,17 @@ class LaunchContext {
   static const LaunchContext*& ambient() {
     static thread_local const LaunchContext* p = nullptr;
     return p;
+  }
+
+  /// parallel_for of `f` over `league` teams of `team_size` (0: Kokkos::AUTO)
+  /// under the TeamPolicy type `Policy`.
+  template <class Policy, class F>
+  static void team_for(const Space& space, const std::string& name, int league, int team_size, const F& f) {
+    if (team_size > 0) {
+      Kokkos::parallel_for(name, Policy(space, league, team_size), f);
+    } else {
+      Kokkos::parallel_for(name, Policy(space, league, Kokkos::AUTO), f);
+    }
   }
 
   template <class Op>
