@@ -78,13 +78,13 @@ std::size_t estimate_memory(const TrackGenConfig& config) {
   const GeneratorSpec<Space>& spec = get_generator<Space>(config.generator);
   const auto scratch = [&](const TrackGenConfig& c) { return spec.scratch_bytes ? spec.scratch_bytes(c) : 0; };
   const std::size_t E = static_cast<std::size_t>(config.num_envs), i32 = sizeof(std::int32_t);
-  // TrackGenerator: seed_buf [E], mask_any [1], a generator of one window's
-  // envs per window thread, the buffers with the stages' scratch of a window
-  // per window thread, the Track.
+  // TrackGenerator: seed_buf [E], mask_any [1], padded [E], a generator of
+  // one window's envs per window thread, the buffers with the stages' scratch
+  // of a window per window thread, the Track.
   TrackGenConfig window = config;
   window.num_envs = detail::pipeline_window_envs<Space>(config.num_envs);
   const int parts = detail::pipeline_parts<Space>(config.num_envs);
-  std::size_t b = E * i32 + i32 + static_cast<std::size_t>(parts) * scratch(window) +
+  std::size_t b = E * i32 + i32 + E * i32 + static_cast<std::size_t>(parts) * scratch(window) +
                   PipelineBuffers<Space>::bytes_for(config, parts * window.num_envs) +
                   Track<typename Space::memory_space>::bytes_for(config.num_envs, config.N_max);
   // The masked-regeneration lane (pipeline/src/masked_lane.cpp), when it is smaller than the batch.

@@ -314,8 +314,8 @@ template <class Space>
 std::size_t TrackGenerator<Space>::device_bytes() const {
   std::size_t generators = 0;
   for (const auto& g : generators_) generators += g->device_bytes();
-  return track_.bytes() + buffers_.device_bytes() + view_bytes(seed_buf_) + view_bytes(any_flag_) + view_bytes(padded_) + generators +
-         (lane_ ? lane_->device_bytes() : 0);
+  return track_.bytes() + buffers_.device_bytes() + view_bytes(seed_buf_) + view_bytes(any_flag_) +
+         view_bytes(padded_) + generators + (lane_ ? lane_->device_bytes() : 0);
 }
 
 #define TRACKGEN_INSTANTIATE_TRACK_GENERATOR(S) template class TrackGenerator<S>;
