@@ -293,7 +293,7 @@ void inflate(const LaunchContext<Space>& ctx, const TrackGenConfig& config, Pipe
              const DView<std::int32_t, Space>& seeds, Track<typename Space::memory_space>& track,
              const DView<std::int32_t, Space>& padded) {
   const auto region = ctx.region("TrackGen::pipeline::inflate");
-  detail::check_inputs(buffers, config, track, "trackgen::inflate");
+  detail::check_inputs(ctx.space(), buffers, config, track, "trackgen::inflate");
   if (seeds.extent(0) != static_cast<std::size_t>(buffers.num_envs())) {
     throw ConfigError("trackgen::inflate: seeds has " + std::to_string(seeds.extent(0)) + " entries, num_envs is " +
                       std::to_string(buffers.num_envs()));

@@ -322,7 +322,7 @@ struct NearPairsKernel {
 template <class Space>
 void check_near_pairs(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
                       Track<typename Space::memory_space>& track) {
-  detail::check_inputs(buffers, config, track, "trackgen::check_near_pairs");
+  detail::check_inputs(ctx.space(), buffers, config, track, "trackgen::check_near_pairs");
   const PipelineConstants c = pipeline_constants(config);
   NearPairsKernel<Space> k;
   k.center = track.center;

@@ -1,6 +1,7 @@
 // Internal helpers shared by the pipeline's translation units (not installed).
 #pragma once
 
+#include <trackgen/core/compat.hpp>
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/geometry.hpp>
 #include <trackgen/core/spaces.hpp>
@@ -8,9 +9,6 @@
 #include <trackgen/pipeline/stages.hpp>
 
 #include <algorithm>
-#if defined(KOKKOS_ENABLE_OPENMP)
-#include <omp.h>
-#endif
 #include <string>
 #include <type_traits>
 
@@ -91,19 +89,17 @@ int relax_scratch_units(int num_envs) {
 inline constexpr int part_window_envs = 32;
 
 /// Threads of `Space` that each run whole windows of a TrackGenerator batch of
-/// `num_envs` envs at once (docs/design.md#windows): every thread of a
-/// Kokkos::OpenMP pool (Kokkos before 3.6, whose partition_master lets each
-/// thread launch its own kernels), when the batch gives each at least two
-/// windows of part_window_envs; 1 elsewhere (the windows then run one after
+/// `num_envs` envs at once (docs/design.md#window-threads): every thread of a
+/// Kokkos::OpenMP pool where this Kokkos lets each thread launch its own
+/// kernels (compat::has_thread_partitions), when the batch gives each at least
+/// two windows of part_window_envs; 1 elsewhere (the windows then run one after
 /// another, each on all threads).
 template <class Space>
 int pipeline_parts(int num_envs) {
-#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 30600
-  if constexpr (std::is_same_v<Space, Kokkos::OpenMP> && relax_host_lanes<Space>()) {
+  if constexpr (compat::has_thread_partitions<Space>() && relax_host_lanes<Space>()) {
     const int threads = relax_scratch_units<Space>(num_envs);
     if (threads > 1 && num_envs / threads >= 2 * part_window_envs) return threads;
   }
-#endif
   (void)num_envs;
   return 1;
 }
@@ -126,38 +122,31 @@ int pipeline_window_envs(int num_envs) {
   }
 }
 
-/// Calls `body(p, n)` for p in [0, n): with `parts` > 1 on Kokkos::OpenMP
-/// (pipeline_parts), on `parts` threads at once, each a partition of one
-/// thread that launches its own kernels (Kokkos::OpenMP::partition_master,
-/// with two active levels of OpenMP parallelism meanwhile); else, or while a
-/// Kokkos profiling tool is loaded (its callbacks then see one sequence of
-/// kernels), or where the OpenMP runtime refuses nesting, body(0, 1) on this
-/// thread with the whole pool. `body` must not throw.
+/// Calls `body(p, n, space)` for p in [0, n): on the `n` = partitions.size()
+/// one-thread partitions at once (compat::ThreadPartitions, `space` the
+/// partition's instance), or, for an empty `partitions`, from inside an OpenMP
+/// parallel region, or while a Kokkos profiling tool is loaded (its callbacks
+/// then see one sequence of kernels), body(0, 1, whole) on this thread with the
+/// whole pool's instance `whole`. `body` must not throw.
 template <class Space, class Body>
-void run_parts(int parts, const Body& body) {
-#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 30600
-  if constexpr (std::is_same_v<Space, Kokkos::OpenMP>) {
-    if (parts > 1 && !Kokkos::Profiling::profileLibraryLoaded()) {
-      const int levels = omp_get_max_active_levels();
-      omp_set_max_active_levels(std::max(levels, 2));
-      Kokkos::OpenMP::partition_master(body, parts, 1);
-      omp_set_max_active_levels(levels);
+void run_parts(compat::ThreadPartitions<Space>& partitions, const Space& whole, const Body& body) {
+  if constexpr (compat::has_thread_partitions<Space>()) {
+    if (partitions.runnable() && !Kokkos::Profiling::profileLibraryLoaded()) {
+      partitions.run([&](int p, const Space& space) { body(p, partitions.size(), space); });
       return;
     }
   }
-#endif
-  (void)parts;
-  body(0, 1);
+  body(0, 1, whole);
 }
 
 /// Throws ConfigError (naming `api`) unless `config` matches the buffers and the
 /// Track has their shape.
 template <class Space>
-void check_inputs(const PipelineBuffers<Space>& buffers, const TrackGenConfig& config,
+void check_inputs(const Space& space, const PipelineBuffers<Space>& buffers, const TrackGenConfig& config,
                   const Track<typename Space::memory_space>& track, const char* api) {
   buffers.check(config, api);
   if constexpr (relax_host_lanes<Space>()) {
-    const int threads = Kokkos::Experimental::UniqueToken<Space>().size();
+    const int threads = Kokkos::Experimental::UniqueToken<Space>(space).size();
     if (buffers.relax_units() < threads) {
       throw ConfigError(std::string(api) + ": the PipelineBuffers hold the relaxation's scratch for " +
                         std::to_string(buffers.relax_units()) + " threads, the execution space runs " +

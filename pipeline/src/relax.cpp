@@ -73,6 +73,7 @@ struct RelaxSolveKernel {
   std::size_t split_words = 0;  // host loop shapes: list scratch per unit
   int pairs = 0;                // host loop shapes: entries of each far pair array
   int unit_base = 0;            // host loop shapes: the buffers' first scratch unit
+  int units = 1;                // host loop shapes: the buffers' scratch units
   rx::Schedule schedule;
   rx::Distances dist;
   RelaxWeights weights;
@@ -116,9 +117,12 @@ struct RelaxSolveKernel {
     const int e = team.league_rank();
     int overflowed = 0;
     if constexpr (detail::relax_host_lanes<Space>()) {
-      const int u = token.acquire();
+      // One unit: the buffers of one thread (a window thread's part), used by
+      // one thread at a time; a token of a partition's instance can name the
+      // thread's rank in the enclosing pool instead of 0 (Kokkos >= 4).
+      const int u = units == 1 ? 0 : token.acquire();
       overflowed = host_solver(env_solve(e, unit_base + u));
-      token.release(u);
+      if (units != 1) token.release(u);
     } else {
       overflowed = rx::solve_env(rx::TeamLoops<detail::TeamMember<Space>>{team}, env_solve(e, e));
     }
@@ -148,7 +152,7 @@ template <class Space>
 void relax_setup(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
                  const Track<typename Space::memory_space>& track) {
   const auto region = ctx.region("TrackGen::pipeline::relax_setup");
-  detail::check_inputs(buffers, config, track, "trackgen::relax_setup");
+  detail::check_inputs(ctx.space(), buffers, config, track, "trackgen::relax_setup");
   const BandL0Kernel<Space> k{.x = buffers.cs_center,
                               .count = track.count,
                               .band = buffers.band,
@@ -164,7 +168,7 @@ template <class Space>
 void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
                  Track<typename Space::memory_space>& track) {
   const auto region = ctx.region("TrackGen::pipeline::relax_solve");
-  detail::check_inputs(buffers, config, track, "trackgen::relax_solve");
+  detail::check_inputs(ctx.space(), buffers, config, track, "trackgen::relax_solve");
   const PipelineConstants c = pipeline_constants(config);
   const rx::Schedule schedule = rx::schedule_of(config, c, buffers.cache_slots(), !buffers.cheby_omega_host.empty());
   const RelaxSolveKernel<Space> k{
@@ -187,19 +191,20 @@ void relax_solve(const LaunchContext<Space>& ctx, const TrackGenConfig& config, 
       .split_words = detail::host_split_words(buffers.n_max(), buffers.cache_slots()),
       .pairs = static_cast<int>(detail::host_pair_capacity(buffers.n_max(), buffers.cache_slots())),
       .unit_base = buffers.relax_unit_base(),
+      .units = buffers.relax_units(),
       .schedule = schedule,
       .dist = rx::distances_of(c),
       .weights = c.weights,
       .cheby_gamma = c.cheby_gamma,
       .host_solver = host_solver_of<Space>(),
-      .token = Kokkos::Experimental::UniqueToken<Space>()};
+      .token = Kokkos::Experimental::UniqueToken<Space>(ctx.space())};
   ctx.for_each_team("TrackGen::pipeline::relax::solve", buffers.num_envs(), detail::env_team_size<Space>(), k);
 }
 
 template <class Space>
 void relax(const LaunchContext<Space>& ctx, const TrackGenConfig& config, PipelineBuffers<Space>& buffers,
            Track<typename Space::memory_space>& track) {
-  detail::check_inputs(buffers, config, track, "trackgen::relax");
+  detail::check_inputs(ctx.space(), buffers, config, track, "trackgen::relax");
   if (config.relax_enable) {
     relax_setup(ctx, config, buffers, track);
     relax_solve(ctx, config, buffers, track);

@@ -120,7 +120,7 @@ template <class Space>
 void resample_constant_spacing(const LaunchContext<Space>& ctx, const TrackGenConfig& config,
                                PipelineBuffers<Space>& buffers, Track<typename Space::memory_space>& track) {
   const auto region = ctx.region("TrackGen::pipeline::resample_constant_spacing");
-  detail::check_inputs(buffers, config, track, "trackgen::resample_constant_spacing");
+  detail::check_inputs(ctx.space(), buffers, config, track, "trackgen::resample_constant_spacing");
   ConstantSpacingKernel<Space> k;
   k.src = buffers.gen_centerline;
   k.dst = buffers.cs_center;

@@ -79,6 +79,16 @@ DView<std::int32_t, Space> unknown_padding(const Space& space, const TrackGenCon
   return v;
 }
 
+/// The one-thread partitions that run `parts` window threads; none for one.
+template <class Space>
+compat::ThreadPartitions<Space> make_partitions(int parts) {
+  if constexpr (compat::has_thread_partitions<Space>()) {
+    if (parts > 1) return compat::ThreadPartitions<Space>(parts);
+  }
+  (void)parts;
+  return {};
+}
+
 /// `n` generators of `spec` for `config`, one per window thread.
 template <class Space>
 std::vector<std::unique_ptr<Generator<Space>>> make_generators(const Space& space, const TrackGenConfig& config,
@@ -101,6 +111,7 @@ TrackGenerator<Space>::TrackGenerator(const Space& space, const TrackGenConfig& 
       parts_(detail::pipeline_parts<Space>(config_.num_envs)),
       window_(detail::pipeline_window_envs<Space>(config_.num_envs)),
       generators_(make_generators(ctx_.space(), with_envs(config_, window_), *spec_, parts_)),
+      partitions_(make_partitions<Space>(parts_)),
       buffers_(ctx_.space(), config_, parts_ * window_),
       track_(ctx_.space(), config_.num_envs, config_.N_max),
       padded_(unknown_padding(ctx_.space(), config_)),
@@ -148,11 +159,12 @@ void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
   ctx.as_one_node([this, E, windows](const LaunchContext<Space>& c) {
     const int claims = windows * window_ > E ? windows - 1 : windows;
     std::atomic<int> next{0};
-    detail::run_parts<Space>(parts_, [&](const int p, const int n) {
+    detail::run_parts(partitions_, c.space(), [&](const int p, const int n, const Space& space) {
       const PipelineBuffers<Space> part = buffers_.part(p, n);
+      const LaunchContext<Space> pc(space);
       for (int k; (k = next.fetch_add(1, std::memory_order_relaxed)) < claims;) {
         for (int w = k; w < (k + 1 == claims ? windows : k + 1); ++w) {
-          run_window(c, *generators_[static_cast<std::size_t>(p)], part, std::min(w * window_, E - window_));
+          run_window(pc, *generators_[static_cast<std::size_t>(p)], part, std::min(w * window_, E - window_));
         }
       }
     });

@@ -7,8 +7,13 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#if defined(KOKKOS_ENABLE_OPENMP)
+#include <omp.h>
+#endif
 
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #if KOKKOS_VERSION >= 40000
@@ -149,6 +154,8 @@ KOKKOS_INLINE_FUNCTION void team_sort(const Member& member, std::uint64_t* value
                                                                                         static_cast<std::size_t>(n));
   Kokkos::Experimental::sort_team(member, v);
 #else
+  // KokkosKernels::Impl::TeamBitonicSort: Kokkos Kernels 3.x, for Kokkos 3.x
+  // (Kokkos 4.0 has the same sort as Kokkos::Experimental::sort_team).
   KokkosKernels::Impl::TeamBitonicSort<int, std::uint64_t, Member>(values, n, member);
 #endif
   member.team_barrier();
@@ -191,6 +198,8 @@ namespace trackgen::compat {
 class OpenMPThreadScope {
  public:
 #if defined(KOKKOS_ENABLE_OPENMP) && !TRACKGEN_KOKKOS_MODERN
+  // Kokkos::Impl::t_openmp_instance and Impl::OpenMPExec: Kokkos 3.x only
+  // (Kokkos 4.0 replaced them with per-instance state that any thread can use).
   OpenMPThreadScope() : previous_(Kokkos::Impl::t_openmp_instance) {
     if (previous_ != nullptr) {
       master() = previous_;
@@ -212,6 +221,96 @@ class OpenMPThreadScope {
  public:
   OpenMPThreadScope(const OpenMPThreadScope&) = delete;
   OpenMPThreadScope& operator=(const OpenMPThreadScope&) = delete;
+};
+
+}  // namespace trackgen::compat
+
+namespace trackgen::compat {
+
+/// Whether host execution space `Space` can run several threads at once that
+/// each launch kernels of their own on a one-thread partition of the pool
+/// (ThreadPartitions): Kokkos::OpenMP on Kokkos 3.4-3.5 (OpenMP::partition_master,
+/// deprecated in 3.6, removed in 4.0) and on Kokkos >= 4.0 (partition_space into
+/// independent OpenMP instances); nothing else.
+template <class Space>
+constexpr bool has_thread_partitions() {
+#if defined(KOKKOS_ENABLE_OPENMP) && (KOKKOS_VERSION < 30600 || KOKKOS_VERSION >= 40000)
+  return std::is_same_v<Space, Kokkos::OpenMP>;
+#else
+  return false;
+#endif
+}
+
+/// One-thread partitions of a host execution-space instance, run together, each
+/// by a thread of its own that launches the partition's kernels on an instance of
+/// one thread (TrackGenerator's window threads, docs/design.md#window-threads).
+/// Kokkos 3.4-3.5: OpenMP::partition_master, whose partitions are the calling
+/// threads' default OpenMP instance. Kokkos >= 4.0: the threads of an OpenMP
+/// parallel region, each with an OpenMP instance of one thread that it made itself
+/// (an instance belongs to the OpenMP nesting level it was made at; a kernel
+/// launched on it from a deeper level would run on thread data it does not have).
+/// Build it only where has_thread_partitions<Space>().
+template <class Space>
+class ThreadPartitions {
+ public:
+  ThreadPartitions() = default;
+
+  /// `parts` (2 or more) partitions of the pool of one-thread instances.
+  explicit ThreadPartitions(int parts) : parts_(parts) {
+    static_assert(has_thread_partitions<Space>(), "this Kokkos cannot partition this execution space");
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION >= 40000
+    instances_.resize(static_cast<std::size_t>(parts));
+#endif
+  }
+
+  /// Number of partitions (0 for a default-constructed one).
+  int size() const { return parts_; }
+
+  /// Whether run() can run the partitions now: from outside any OpenMP
+  /// parallel region (from inside one, Kokkos runs kernels on the calling
+  /// thread anyway).
+  bool runnable() const {
+#if defined(KOKKOS_ENABLE_OPENMP)
+    return parts_ > 1 && omp_get_level() == 0;
+#else
+    return false;
+#endif
+  }
+
+  /// Calls body(p, space) for the partitions p in [0, size()) at once, each on
+  /// a thread of its own, where `space` is the partition's one-thread instance
+  /// that the body launches all its kernels on. Only where runnable(). The
+  /// OpenMP runtime may give the region fewer threads than partitions, so a
+  /// partition may not run: the body shares its work among the partitions
+  /// that do. It must not throw.
+  template <class Body>
+  void run(const Body& body) {
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 30600
+    // Kokkos 3.4-3.5: partition_master runs each partition's function on a
+    // thread whose default OpenMP instance is that partition (nested OpenMP).
+    const int levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(levels < 2 ? 2 : levels);
+    Kokkos::OpenMP::partition_master([&](int p, int) { body(p, Kokkos::OpenMP()); }, parts_, 1);
+    omp_set_max_active_levels(levels);
+#elif defined(KOKKOS_ENABLE_OPENMP)
+    // Kokkos >= 4.0: each thread makes its instance at its first run (at
+    // nesting level 1, where every later run launches from too) and keeps it.
+#pragma omp parallel num_threads(parts_)
+    {
+      std::optional<Space>& space = instances_[static_cast<std::size_t>(omp_get_thread_num())];
+      if (!space) space.emplace(1);
+      body(omp_get_thread_num(), *space);
+    }
+#else
+    (void)body;
+#endif
+  }
+
+ private:
+  int parts_ = 0;
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION >= 40000
+  std::vector<std::optional<Space>> instances_;
+#endif
 };
 
 }  // namespace trackgen::compat

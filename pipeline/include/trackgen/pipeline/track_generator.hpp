@@ -163,6 +163,7 @@ class TrackGenerator {
   int parts_;   // threads that run windows at once (window_threads())
   int window_;  // envs per window of the batch (each generator's batch)
   std::vector<std::unique_ptr<Generator<Space>>> generators_;  // one per window thread
+  compat::ThreadPartitions<Space> partitions_;                 // the window threads (parts_ > 1)
   PipelineBuffers<Space> buffers_;
   track_type track_;
   IntView padded_;  // [E] the row from which each env's Track rows hold padding (inflate's `padded`)
