@@ -258,15 +258,9 @@ class PyCourse : public Holder {
     put("frame.segment", r.frame.segment);
     if (course_->config().mode == CourseMode::gates) {
       const auto& g = course_->gates();
-      put("gates.position", g.position);
-      put("gates.tangent", g.tangent);
-      put("gates.forward", g.forward);
-      put("gates.orientation", g.orientation);
-      put("gates.half_size", g.half_size);
-      put("gates.left", g.left);
-      put("gates.right", g.right);
-      put("gates.valid", g.valid);
-      put("gates.count", g.count);
+      GateSequence<MemSpace>::for_each_field(g, [&](const char* name, const auto& v, auto) {
+        d[nb::str(("gates." + std::string(name)).c_str())] = export_view(v, self);
+      });
     }
     return d;
   }
