@@ -47,21 +47,11 @@ struct PointFamilyParams {
   int num_cells = 0;       ///< int(1 / (2 * min_point_distance)), in double from the decimal value
   float cell_size = 0.0f;  ///< 2 * min_point_distance
 
-  /// Resolves and checks a config; ConfigError naming "trackgen::<generator>",
-  /// the field and the rule.
-  static PointFamilyParams from_config(const TrackGenConfig& config, const std::string& generator);
+  /// Resolves a config that passed its field table's checks
+  /// (TrackGenConfig::validate, or GateGenConfig::validate for the
+  /// track_config() of a gate source): the bounds live there only.
+  static PointFamilyParams from_config(const TrackGenConfig& config);
 };
-
-/// Throws the ConfigError of a generator's parameter check:
-/// "trackgen::<generator>: <field> = <value> is invalid (<rule>)".
-[[noreturn]] void param_error(const std::string& generator, const std::string& field, const std::string& value,
-                              const std::string& rule);
-
-/// The checks every generator makes: num_envs >= 1 and num_points >= min_points.
-void check_batch_params(const TrackGenConfig& config, const std::string& generator, int min_points);
-
-/// num_points_per_segment >= 2 (the generators that sample spline segments).
-void check_segment_params(const TrackGenConfig& config, const std::string& generator);
 
 /// "TrackGen::generators::<gen>::<name>".
 inline std::string gen_label(const std::string& gen, const char* name) {
