@@ -25,8 +25,11 @@
 #      TRACKGEN_COMPARE_PART=file the whole file;
 #   2. the config stored in that tracks.json, fed back with --config, gives the
 #      same tracks.json again (the JSON config format reads what it writes);
+#   3. unless TRACKGEN_COMPARE_GATES=0, in gates mode: `trackgen generate --mode
+#      gates --generator G --envs E --seed K --out DIR` writes a byte-identical
+#      DIR/gates.json with both tools (the gate generators have the same names);
 # then, once:
-#   3. `trackgen [SUBCOMMAND] --help` lists the same flags with both tools (the
+#   4. `trackgen [SUBCOMMAND] --help` lists the same flags with both tools (the
 #      help texts themselves are diffed for information only); with
 #      TRACKGEN_COMPARE_PART=tracks a difference is reported, not failed.
 # Outputs go to TRACKGEN_COMPARE_OUT (default: a temporary folder, removed on
@@ -60,7 +63,7 @@ log "reference: $ref_tool"
 log "under test: $new_tool"
 
 fail=0
-# ---- 1, 2: tracks.json ---------------------------------------------------------
+# ---- 1-3: tracks.json and gates.json ------------------------------------------
 # The fields of FILE's tracks, as a JSON array.
 track_fields() { jq -c '[.tracks[] | keys[]] | unique' "$1"; }
 same() {  # REF NEW: identical in the compared part (tracks: on the fields the reference writes)
@@ -89,6 +92,16 @@ for envs in $envs_list; do
       log "$g, E=$envs: tracks.json DIFFERS ($part; $(cmp "$out/ref/$run/tracks.json" "$out/new/$run/tracks.json" | head -n 1))"
       fail=1
     fi
+    if [ "${TRACKGEN_COMPARE_GATES:-1}" != 0 ]; then
+      "$ref_tool" generate --mode gates --generator "$g" --envs "$envs" --seed "$seed" --out "$out/ref/gates-$run" >/dev/null
+      "$new_tool" generate --mode gates --generator "$g" --envs "$envs" --seed "$seed" --out "$out/new/gates-$run" >/dev/null
+      if cmp -s "$out/ref/gates-$run/gates.json" "$out/new/gates-$run/gates.json"; then
+        log "$g, E=$envs: gates.json identical ($(stat -c %s "$out/new/gates-$run/gates.json") bytes)"
+      else
+        log "$g, E=$envs: gates.json DIFFERS ($(cmp "$out/ref/gates-$run/gates.json" "$out/new/gates-$run/gates.json" | head -n 1))"
+        fail=1
+      fi
+    fi
     jq '.config' "$out/new/$run/tracks.json" >"$out/new/$run/config.json"
     "$new_tool" generate --config "$out/new/$run/config.json" --seed "$seed" --out "$out/round/$run" >/dev/null
     if cmp -s "$out/new/$run/tracks.json" "$out/round/$run/tracks.json"; then
@@ -100,7 +113,7 @@ for envs in $envs_list; do
   done
 done
 
-# ---- 3: flags ------------------------------------------------------------------
+# ---- 4: flags ------------------------------------------------------------------
 flags() { grep -oE '(^|[ ,])--?[A-Za-z][A-Za-z0-9-]*' | sed 's/^[ ,]*//' | sort -u; }
 for sub in "" generate metrics bench; do
   name=${sub:-top}
