@@ -20,6 +20,5 @@
 #include <trackgen/pipeline/chunked.hpp>
 #include <trackgen/pipeline/gate_generator.hpp>
 #include <trackgen/pipeline/memory.hpp>
-#include <trackgen/pipeline/stages.hpp>
 #include <trackgen/pipeline/track_generator.hpp>
 #include <trackgen/runtime.hpp>

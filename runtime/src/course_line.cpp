@@ -1,5 +1,5 @@
 // CourseLine (see course_line.hpp).
-#include <trackgen/generators/detail/common.hpp>
+#include <trackgen/core/geometry.hpp>
 #include <trackgen/runtime/course_line.hpp>
 #include <trackgen/runtime/detail/common.hpp>
 
@@ -9,8 +9,8 @@ namespace {
 /// The uniform Catmull-Rom of docs/algorithms.md#generator-conventions in 3D: the
 /// plan-view curve and the height curve of the same basis.
 KOKKOS_INLINE_FUNCTION Vec3f catmull_rom3(Vec3f p0, Vec3f p1, Vec3f p2, Vec3f p3, float t) {
-  const Vec2f xy = detail::catmull_rom({p0.x, p0.y}, {p1.x, p1.y}, {p2.x, p2.y}, {p3.x, p3.y}, t);
-  const Vec2f z = detail::catmull_rom({p0.z, 0}, {p1.z, 0}, {p2.z, 0}, {p3.z, 0}, t);
+  const Vec2f xy = geom::catmull_rom({p0.x, p0.y}, {p1.x, p1.y}, {p2.x, p2.y}, {p3.x, p3.y}, t);
+  const Vec2f z = geom::catmull_rom({p0.z, 0}, {p1.z, 0}, {p2.z, 0}, {p3.z, 0}, t);
   return {xy.x, xy.y, z.x};
 }
 
