@@ -2,7 +2,8 @@
 // list covers every member of the struct, and every field reaches clone(),
 // window(), the masked lane and the course line (the HDF5 datasets, the MPI
 // gather and the Python objects are checked in tests/io, mpi/tests and
-// python/tests with the same field lists).
+// python/tests with the same field lists). A small output format written by
+// the recipe of docs/design.md#adding-an-output-format round-trips every field.
 #include "field_support.hpp"
 #include "gate_support.hpp"
 #include "support.hpp"
@@ -11,7 +12,11 @@
 #include <trackgen/core/track.hpp>
 #include <trackgen/runtime/course_line.hpp>
 
+#include <cstdint>
+#include <cstring>
 #include <set>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,6 +40,51 @@ std::set<std::string> names_of() {
   std::set<std::string> names;
   for (const FieldInfo& f : field_infos<Batch>()) names.insert(f.name);
   return names;
+}
+
+/// A minimal binary format of a host batch, by the recipe: E and the stride,
+/// then per field of the list its name, per-point flag, components and bytes.
+template <class Batch>
+std::string write_batch(const Batch& b, int stride) {
+  std::ostringstream out;
+  const auto put = [&](std::int32_t v) { out.write(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(b.num_envs());
+  put(stride);
+  Batch::for_each_field(b, [&](const char* name, const auto& view, auto shape) {
+    using T = typename std::decay_t<decltype(view)>::value_type;
+    put(static_cast<std::int32_t>(std::strlen(name)));
+    out << name;
+    put(decltype(shape)::value ? 1 : 0);
+    put(field_components<T>());
+    out.write(reinterpret_cast<const char*>(view.data()), static_cast<std::streamsize>(view.extent(0) * sizeof(T)));
+  });
+  return out.str();
+}
+
+/// Reads write_batch's bytes back into a Batch; std::runtime_error naming the
+/// field for a missing or mis-shaped one.
+template <class Batch>
+Batch read_batch(const std::string& bytes) {
+  std::istringstream in(bytes);
+  const auto get = [&] {
+    std::int32_t v = 0;
+    in.read(reinterpret_cast<char*>(&v), sizeof v);
+    return v;
+  };
+  const int E = get(), stride = get();
+  Batch b(Kokkos::DefaultHostExecutionSpace(), E, stride);
+  Batch::for_each_field(b, [&](const char* name, const auto& view, auto shape) {
+    using T = typename std::decay_t<decltype(view)>::value_type;
+    std::string stored(static_cast<std::size_t>(get()), '\0');
+    in.read(stored.data(), static_cast<std::streamsize>(stored.size()));
+    const bool per_point = get() != 0;
+    const int components = get();
+    if (!in || stored != name || per_point != decltype(shape)::value || components != field_components<T>()) {
+      throw std::runtime_error(std::string("read_batch: field ") + name + " is missing or has another shape");
+    }
+    in.read(reinterpret_cast<char*>(view.data()), static_cast<std::streamsize>(view.extent(0) * sizeof(T)));
+  });
+  return b;
 }
 
 }  // namespace
@@ -86,4 +136,18 @@ TEMPLATE_TEST_CASE("CourseLine: a refresh writes every Track field of the line",
   line.refresh();
   Space().fence();
   CHECK(tt::differing_fields(line.line().to_host(), fresh.line().to_host()).empty());
+}
+
+TEST_CASE("An output format written by the recipe round-trips every field", "[track][fields]") {
+  using HostTrack = Track<Kokkos::HostSpace>;
+  const HostTrack t(4, 6);
+  tt::fill_field_patterns(t);
+  const std::string bytes = write_batch(t, t.n_max());
+  CHECK(tt::differing_fields(read_batch<HostTrack>(bytes), t).empty());
+  using HostGates = GateSequence<Kokkos::HostSpace>;
+  const HostGates g(Kokkos::DefaultHostExecutionSpace(), 3, 5);
+  tt::fill_field_patterns(g);
+  CHECK(tt::differing_fields(read_batch<HostGates>(write_batch(g, g.max_gates())), g).empty());
+  // A file missing a field is refused naming it.
+  CHECK_THROWS_WITH(read_batch<HostTrack>(bytes.substr(0, bytes.size() / 2)), Catch::Contains("read_batch: field"));
 }
