@@ -237,7 +237,7 @@ Command add_generate_command(CLI::App& app);
 /// one or all generators.
 Command add_metrics_command(CLI::App& app);
 
-/// `trackgen drive`: cars racing a Course for --steps steps (examples/sim_loop.hpp);
+/// `trackgen drive`: cars racing a Course for --steps steps (apps/sim_loop.hpp);
 /// env-steps/s, laps, collisions and regenerations (text or one JSON object).
 Command add_drive_command(CLI::App& app);
 

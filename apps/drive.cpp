@@ -1,4 +1,4 @@
-// `trackgen drive`: the simulation loop of examples/sim_loop.hpp (cars racing
+// `trackgen drive`: the simulation loop of sim_loop.hpp (cars racing
 // a Course with pure pursuit at the speed profile; finished envs regenerated
 // every step) for --envs E x --steps T, on any backend. Prints env-steps per
 // second, laps, collisions and regenerations, or one JSON object (--json);
@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include <sim_loop.hpp>
+#include "sim_loop.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -3,7 +3,7 @@
 // generator (docs/algorithms.md#gates).
 #include "app.hpp"
 
-#include <trackgen/generators/detail/common.hpp>
+#include <trackgen/core/geometry.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -34,7 +34,7 @@ std::vector<Vec2f> course_line(const HostGates& g, int e) {
     return Vec2f{p.x, p.y};
   };
   for (int i = 0; i < n; ++i) {
-    for (int s = 0; s < 8; ++s) line.push_back(detail::catmull_rom(c(i - 1), c(i), c(i + 1), c(i + 2), s / 8.0f));
+    for (int s = 0; s < 8; ++s) line.push_back(geom::catmull_rom(c(i - 1), c(i), c(i + 1), c(i + 2), s / 8.0f));
   }
   return line;
 }

@@ -1,5 +1,6 @@
 // A simulation loop on trackgen::Course: E cars race their own generated
-// tracks; finished envs get a new track every step (see sim_loop.hpp).
+// tracks; finished envs get a new track every step (see apps/sim_loop.hpp,
+// the loop `trackgen drive` runs).
 //
 //   sim_loop [ENVS [STEPS]]     (default 128 envs, 700 steps)
 #include "sim_loop.hpp"

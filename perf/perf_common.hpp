@@ -18,6 +18,7 @@
 // per second (E per iteration).
 #pragma once
 
+#include <trackgen/pipeline/detail/stages.hpp>
 #include <trackgen/trackgen.hpp>
 
 #include <benchmark/benchmark.h>

@@ -16,13 +16,11 @@
 #include "perf_common.hpp"
 
 #include <algorithm>
-#include <array>
 #include <map>
 
 namespace trackgen::perf {
 namespace {
 
-constexpr std::array static_generators{"bezier", "polar", "hull", "voronoi", "checkpoint"};
 constexpr int replays_after_record = 3;
 constexpr int full_replays = 3;  // the masked runs' reference: the fastest of these
 
@@ -107,7 +105,9 @@ void masked_benchmark(benchmark::State& state, const std::string& g, int every) 
 }  // namespace
 
 void register_benchmarks() {
-  for (const std::string g : static_generators) {
+  // The built-in generators whose body is one fixed launch sequence (STATIC).
+  for (const std::string& g : builtin_generator_names()) {
+    if (get_generator<Space>(g).capture != CaptureClass::STATIC) continue;
     add("exec/" + g + "/eager", [g](benchmark::State& s) { policy_benchmark(s, g, Policy::eager); });
     add("exec/" + g + "/replay", [g](benchmark::State& s) { policy_benchmark(s, g, Policy::automatic); });
     add("exec/" + g + "/record", [g](benchmark::State& s) { record_benchmark(s, g); });

@@ -243,7 +243,7 @@ void register_utilities() {
   });
 }
 
-/// The Course of the simulation loop (examples/sim_loop.hpp) at E envs.
+/// The Course of the simulation loop (apps/sim_loop.hpp) at E envs.
 CourseConfig course_config(int envs) {
   CourseConfig c;
   c.gen.num_envs = envs;

@@ -1,6 +1,7 @@
 // Support of the gate tests: batches on a space, host views of a GateSequence.
 #pragma once
 
+#include "field_support.hpp"
 #include "support.hpp"
 
 #include <trackgen/core/quat.hpp>
@@ -39,22 +40,10 @@ bool same_bits(const V& a, const V& b) {
 }
 
 /// Bitwise equality of every field of two host sequences.
-inline bool same_bits(const HostGates& a, const HostGates& b) {
-  return same_bits(a.position, b.position) && same_bits(a.tangent, b.tangent) && same_bits(a.forward, b.forward) &&
-         same_bits(a.orientation, b.orientation) && same_bits(a.half_size, b.half_size) && same_bits(a.left, b.left) &&
-         same_bits(a.right, b.right) && same_bits(a.valid, b.valid) && same_bits(a.count, b.count);
-}
+inline bool same_bits(const HostGates& a, const HostGates& b) { return differing_fields(a, b).empty(); }
 
-/// Whether env e of two host sequences is bitwise equal.
-inline bool same_env(const HostGates& a, const HostGates& b, int e) {
-  const std::size_t G = a.max_gates(), o = e * G;
-  const auto eq = [&](const auto& x, const auto& y) {
-    return std::memcmp(x.data() + o, y.data() + o, G * sizeof(typename std::decay_t<decltype(x)>::value_type)) == 0;
-  };
-  return eq(a.position, b.position) && eq(a.tangent, b.tangent) && eq(a.forward, b.forward) &&
-         eq(a.orientation, b.orientation) && eq(a.half_size, b.half_size) && eq(a.left, b.left) &&
-         eq(a.right, b.right) && a.valid(e) == b.valid(e) && a.count(e) == b.count(e);
-}
+/// Whether env e of two host sequences is bitwise equal in every field.
+inline bool same_env(const HostGates& a, const HostGates& b, int e) { return differing_fields(a, e, b, e, 1).empty(); }
 
 /// One env of a hand-made gate ring: n gates on the circle of radius r at
 /// height z, counter-clockwise from (r, 0, z), each facing along the circle

@@ -6,7 +6,7 @@
 #include "support.hpp"
 
 #include <trackgen/core/geometry.hpp>
-#include <trackgen/pipeline/stages.hpp>
+#include <trackgen/pipeline/detail/stages.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// The simulation loop of examples/sim_loop.hpp (the `trackgen drive` loop) at a
+// The simulation loop of apps/sim_loop.hpp (the `trackgen drive` loop) at a
 // small size: cars finish a lap before any collision on at least 90% of the
 // envs, which needs checkpoints, progress, localization, the speed profile and
 // collision to agree; and the run is the same on every backend.

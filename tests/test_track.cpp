@@ -1,5 +1,6 @@
 // Track container: NaN padding after construction, zeroed per-env fields,
 // clone() independence and the host mirror, on every backend.
+#include "field_support.hpp"
 #include "support.hpp"
 
 #include <trackgen/core/track.hpp>
@@ -57,18 +58,7 @@ void fill_pattern(const Track& t, float base) {
 template <class A, class B>
 bool same_contents(const A& a, const B& b) {
   return a.num_envs() == b.num_envs() && a.n_max() == b.n_max() &&
-         bitwise_equal(to_vector(a.outer), to_vector(b.outer)) &&
-         bitwise_equal(to_vector(a.center), to_vector(b.center)) &&
-         bitwise_equal(to_vector(a.inner), to_vector(b.inner)) &&
-         bitwise_equal(to_vector(a.tangent), to_vector(b.tangent)) &&
-         bitwise_equal(to_vector(a.normal), to_vector(b.normal)) &&
-         bitwise_equal(to_vector(a.arclen), to_vector(b.arclen)) &&
-         bitwise_equal(to_vector(a.length), to_vector(b.length)) &&
-         bitwise_equal(to_vector(a.valid), to_vector(b.valid)) &&
-         bitwise_equal(to_vector(a.count), to_vector(b.count)) &&
-         bitwise_equal(to_vector(a.winding), to_vector(b.winding)) &&
-         bitwise_equal(to_vector(a.truncated), to_vector(b.truncated)) &&
-         bitwise_equal(to_vector(a.sep_overflow), to_vector(b.sep_overflow));
+         trackgen::test::differing_fields(a.to_host(), b.to_host()).empty();
 }
 
 }  // namespace

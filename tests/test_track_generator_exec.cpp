@@ -1,6 +1,7 @@
 // TrackGenerator through the execution layer: policies, recording into a
 // caller's capture, HOST generators, masked regeneration with epochs, and two
 // producers on two threads.
+#include "field_support.hpp"
 #include "test_pipeline_support.hpp"
 
 #include <trackgen/trackgen.hpp>
@@ -29,17 +30,17 @@ std::vector<std::string> fast_generators() {
   return names;
 }
 
-/// Rows of env e of every per-point field, and its per-env fields.
-bool env_equal(const tt::HostTrack& a, int ea, const tt::HostTrack& b, int eb) {
-  const auto rows = [](const auto& v, int e, int n) {
-    return std::vector<std::decay_t<decltype(v[0])>>(v.begin() + std::size_t(e) * n, v.begin() + std::size_t(e + 1) * n);
-  };
-  const int n = a.n_max;
-  return tt::bitwise_equal(rows(a.center, ea, n), rows(b.center, eb, n)) &&
-         tt::bitwise_equal(rows(a.outer, ea, n), rows(b.outer, eb, n)) &&
-         tt::bitwise_equal(rows(a.inner, ea, n), rows(b.inner, eb, n)) &&
-         tt::bitwise_equal(rows(a.arclen, ea, n), rows(b.arclen, eb, n)) && a.valid[ea] == b.valid[eb] &&
-         a.count[ea] == b.count[eb] && a.length[ea] == b.length[eb];
+/// Whether env ea of `a` and env eb of `b` hold the same bits in every field
+/// of the Track's list.
+bool env_equal(const Track<Kokkos::HostSpace>& a, int ea, const Track<Kokkos::HostSpace>& b, int eb) {
+  const auto differ = tt::differing_fields(a, ea, b, eb, 1);
+  for (const auto& name : differ) UNSCOPED_INFO("field " << name << " differs");
+  return differ.empty();
+}
+
+/// Whether two host Tracks hold the same bits in every field.
+bool same_track(const Track<Kokkos::HostSpace>& a, const Track<Kokkos::HostSpace>& b) {
+  return tt::differing_fields(a, b).empty();
 }
 
 /// A user generator with a HOST stage: it reads the seeds on the host and
@@ -263,17 +264,17 @@ TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration keeps unmasked envs and 
     const auto cfg = small_config("bezier", 10);
     TrackGenerator<Space> tg(cfg, SeedState<Space>(cfg.num_envs, 100));
     tg.set_policy(policy);
-    const auto before = tt::HostTrack::from(tg.generate());
+    const auto before = tg.generate().to_host();
 
     const std::vector<std::int32_t> mask_h{0, 1, 0, 0, 1, 0, 0, 0, 0, 1};
     const auto mask = tt::to_device<Space>(mask_h, "mask");
     const DView<std::int32_t, Space> zero("zero", cfg.num_envs);
 
     // An all-zero mask changes nothing (the body is skipped).
-    CHECK(tt::HostTrack::from(tg.generate(zero, true)).bitwise_equal(before));
+    CHECK(same_track(tg.generate(zero, true).to_host(), before));
 
     tg.generate(mask, /*advance=*/true);
-    const auto after1 = tt::HostTrack::from(tg.generate(mask, true));  // epochs now 2 for masked envs
+    const auto after1 = tg.generate(mask, true).to_host();  // epochs now 2 for masked envs
     const auto epochs = tt::to_vector(tg.seeds().epoch());
     for (int e = 0; e < cfg.num_envs; ++e) CHECK(epochs[e] == 2 * mask_h[e]);
 
@@ -281,13 +282,13 @@ TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration keeps unmasked envs and 
     std::vector<std::int32_t> eff(cfg.num_envs);
     for (int e = 0; e < cfg.num_envs; ++e) eff[e] = effective_seed(100 + e, epochs[e]);
     TrackGenerator<Space> fresh(cfg, tt::to_device<Space>(eff, "eff"));
-    const auto ref = tt::HostTrack::from(fresh.generate());
+    const auto ref = fresh.generate().to_host();
     for (int e = 0; e < cfg.num_envs; ++e) {
       INFO("env " << e);
       CHECK(env_equal(after1, e, mask_h[e] ? ref : before, e));
     }
     // A full generate() afterwards uses the same (seed, epoch) pairs.
-    CHECK(tt::HostTrack::from(tg.generate()).bitwise_equal(ref));
+    CHECK(same_track(tg.generate().to_host(), ref));
   }
 }
 
@@ -315,7 +316,7 @@ TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration in lane rounds equals a 
   const auto cfg = small_config("bezier", 72);
   TrackGenerator<Space> tg(cfg, SeedState<Space>(cfg.num_envs, 7));
   REQUIRE(tg.masked_lane_envs() < cfg.num_envs);  // the lane path, in several rounds below
-  const auto before = tt::HostTrack::from(tg.generate());
+  const auto before = tg.generate().to_host();
 
   // 2 rounds (10 envs) and the whole-batch fallback (70 envs > 8 rounds of 8), under both policies.
   for (const Policy policy : {Policy::automatic, Policy::eager}) {
@@ -325,13 +326,13 @@ TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration in lane rounds equals a 
       std::vector<std::int32_t> mask_h(cfg.num_envs, 0);
       for (int e = 2; e < cfg.num_envs; e += stride) mask_h[e] = 1;
       const auto mask = tt::to_device<Space>(mask_h, "mask");
-      const auto prev = tt::HostTrack::from(tg.track());
-      const auto after = tt::HostTrack::from(tg.generate(mask, /*advance=*/true));
+      const auto prev = tg.track().to_host();
+      const auto after = tg.generate(mask, /*advance=*/true).to_host();
       const auto epochs = tt::to_vector(tg.seeds().epoch());
       std::vector<std::int32_t> eff(cfg.num_envs);
       for (int e = 0; e < cfg.num_envs; ++e) eff[e] = effective_seed(7 + e, epochs[e]);
       TrackGenerator<Space> fresh(cfg, tt::to_device<Space>(eff, "eff"));
-      const auto ref = tt::HostTrack::from(fresh.generate());
+      const auto ref = fresh.generate().to_host();
       const auto cs_ref = tt::to_vector(fresh.pre_relax_centerline()), cs = tt::to_vector(tg.pre_relax_centerline());
       const auto gen_ref = tt::to_vector(fresh.generator_centerline()), gen = tt::to_vector(tg.generator_centerline());
       const auto rows = [](const std::vector<Vec2f>& v, int e, int n) {
@@ -348,10 +349,10 @@ TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration in lane rounds equals a 
     }
   }
   // An all-zero mask changes nothing; a full generate() reproduces the current (seed, epoch) pairs.
-  const auto current = tt::HostTrack::from(tg.track());
-  CHECK(tt::HostTrack::from(tg.generate(DView<std::int32_t, Space>("zero", cfg.num_envs), true)).bitwise_equal(current));
-  CHECK(tt::HostTrack::from(tg.generate()).bitwise_equal(current));
-  CHECK_FALSE(current.bitwise_equal(before));
+  const auto current = tg.track().to_host();
+  CHECK(same_track(tg.generate(DView<std::int32_t, Space>("zero", cfg.num_envs), true).to_host(), current));
+  CHECK(same_track(tg.generate().to_host(), current));
+  CHECK_FALSE(same_track(current, before));
 }
 
 TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration recorded into a caller's capture", "[exec][pipeline]",

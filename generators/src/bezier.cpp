@@ -8,7 +8,7 @@ namespace trackgen::detail {
 
 BezierParams BezierParams::from_config(const TrackGenConfig& c) {
   BezierParams p;
-  static_cast<PointFamilyParams&>(p) = PointFamilyParams::from_config(c, "bezier");
+  static_cast<PointFamilyParams&>(p) = PointFamilyParams::from_config(c);
   p.edgy = c.edgy;
   p.styled = c.style_sampling;
   // The ranges apply only with style sampling; a None range is (v, v).

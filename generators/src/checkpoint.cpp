@@ -15,13 +15,6 @@
 namespace trackgen::detail {
 
 CheckpointParams CheckpointParams::from_config(const TrackGenConfig& c) {
-  check_batch_params(c, "checkpoint", 3);
-  if (c.checkpoint_count < 3) {
-    param_error("checkpoint", "checkpoint_count", std::to_string(c.checkpoint_count), "must be >= 3");
-  }
-  if (c.checkpoint_best_of_k < 1) {
-    param_error("checkpoint", "checkpoint_best_of_k", std::to_string(c.checkpoint_best_of_k), "must be >= 1");
-  }
   CheckpointParams p;
   p.num_envs = c.num_envs;
   p.num_points = c.num_points;

@@ -2,34 +2,7 @@
 
 namespace trackgen::detail {
 
-void param_error(const std::string& generator, const std::string& field, const std::string& value,
-                 const std::string& rule) {
-  throw ConfigError("trackgen::" + generator + ": " + field + " = " + value + " is invalid (" + rule + ")");
-}
-
-void check_batch_params(const TrackGenConfig& c, const std::string& generator, int min_points) {
-  if (c.num_envs < 1) param_error(generator, "num_envs", std::to_string(c.num_envs), "must be >= 1");
-  if (c.num_points < min_points) {
-    param_error(generator, "num_points", std::to_string(c.num_points), "must be >= " + std::to_string(min_points));
-  }
-}
-
-void check_segment_params(const TrackGenConfig& c, const std::string& generator) {
-  if (c.num_points_per_segment < 2) {
-    param_error(generator, "num_points_per_segment", std::to_string(c.num_points_per_segment), "must be >= 2");
-  }
-}
-
-PointFamilyParams PointFamilyParams::from_config(const TrackGenConfig& c, const std::string& generator) {
-  check_batch_params(c, generator, 1);
-  if (c.min_num_points < 1) param_error(generator, "min_num_points", std::to_string(c.min_num_points), "must be >= 1");
-  if (c.max_num_points < c.min_num_points) {
-    param_error(generator, "max_num_points", std::to_string(c.max_num_points), "must be >= min_num_points");
-  }
-  check_segment_params(c, generator);
-  if (!(c.min_point_distance > 0.0f && c.min_point_distance <= 0.5f)) {
-    param_error(generator, "min_point_distance", std::to_string(c.min_point_distance), "must be in (0, 0.5]");
-  }
+PointFamilyParams PointFamilyParams::from_config(const TrackGenConfig& c) {
   PointFamilyParams p;
   p.num_envs = c.num_envs;
   p.num_points = c.num_points;

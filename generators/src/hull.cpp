@@ -42,7 +42,7 @@ namespace trackgen::detail {
 
 HullParams HullParams::from_config(const TrackGenConfig& c) {
   HullParams p;
-  static_cast<PointFamilyParams&>(p) = PointFamilyParams::from_config(c, "hull");
+  static_cast<PointFamilyParams&>(p) = PointFamilyParams::from_config(c);
   p.scale = c.scale;
   p.displacement = c.hull_displacement;
   return p;

@@ -9,8 +9,6 @@
 namespace trackgen::detail {
 
 PolarParams PolarParams::from_config(const TrackGenConfig& c) {
-  check_batch_params(c, "polar", 1);
-  check_segment_params(c, "polar");
   PolarParams p;
   p.num_envs = c.num_envs;
   p.num_points = c.num_points;

@@ -12,16 +12,22 @@
 namespace trackgen {
 namespace {
 
+/// The built-in generators, in the order of builtin_generator_names(): the one
+/// list of them (the registry and the names read it).
+template <class Space>
+std::vector<GeneratorSpec<Space>> builtin_specs() {
+  using namespace detail;
+  return {builtin_spec<BezierGenerator<Space>, Space>("bezier"),
+          builtin_spec<CheckpointGenerator<Space>, Space>("checkpoint"),
+          builtin_spec<HullGenerator<Space>, Space>("hull"),
+          builtin_spec<PolarGenerator<Space>, Space>("polar"),
+          builtin_spec<VoronoiGenerator<Space>, Space>("voronoi"),
+          builtin_spec<RepulsiveGenerator<Space>, Space>("repulsive", CaptureClass::BOUNDED)};
+}
+
 template <class Space>
 detail::NamedRegistry<GeneratorSpec<Space>>& registry() {
-  using namespace detail;
-  static NamedRegistry<GeneratorSpec<Space>> r(
-      "generator", {builtin_spec<BezierGenerator<Space>, Space>("bezier"),
-                    builtin_spec<PolarGenerator<Space>, Space>("polar"),
-                    builtin_spec<HullGenerator<Space>, Space>("hull"),
-                    builtin_spec<VoronoiGenerator<Space>, Space>("voronoi"),
-                    builtin_spec<CheckpointGenerator<Space>, Space>("checkpoint"),
-                    builtin_spec<RepulsiveGenerator<Space>, Space>("repulsive", CaptureClass::BOUNDED)});
+  static detail::NamedRegistry<GeneratorSpec<Space>> r("generator", builtin_specs<Space>());
   return r;
 }
 
@@ -43,7 +49,9 @@ std::vector<std::string> available_generators() {
 }
 
 std::vector<std::string> builtin_generator_names() {
-  return {"bezier", "checkpoint", "hull", "polar", "voronoi", "repulsive"};
+  std::vector<std::string> names;
+  for (const auto& spec : builtin_specs<Kokkos::DefaultExecutionSpace>()) names.push_back(spec.name);
+  return names;
 }
 
 #define TRACKGEN_INSTANTIATE_REGISTRY(S)                                          \

@@ -19,31 +19,6 @@ int twice_of(double e) {
 }  // namespace
 
 RepulsiveParams RepulsiveParams::from_config(const TrackGenConfig& c) {
-  if (c.num_envs < 1) param_error("repulsive", "num_envs", std::to_string(c.num_envs), "must be >= 1");
-  if (c.repulsive_stages.empty() || c.repulsive_stages.back() != c.num_points) {
-    param_error("repulsive", "repulsive_stages",
-                c.repulsive_stages.empty() ? "()" : std::to_string(c.repulsive_stages.back()),
-                "the last stage must equal num_points = " + std::to_string(c.num_points));
-  }
-  for (std::size_t i = 0; i < c.repulsive_stages.size(); ++i) {
-    const int s = c.repulsive_stages[i];
-    if (s <= 0 || s % 4 != 0 || (i > 0 && s <= c.repulsive_stages[i - 1])) {
-      param_error("repulsive", "repulsive_stages", std::to_string(s),
-                  "stages must be strictly increasing positive multiples of 4");
-    }
-  }
-  if (!(c.repulsive_ratchet_rate > 0.0f))
-    param_error("repulsive", "repulsive_ratchet_rate", std::to_string(c.repulsive_ratchet_rate), "> 0");
-  if (!(c.repulsive_grow_mult_max > 1.0f)) {
-    param_error("repulsive", "repulsive_grow_mult_max", std::to_string(c.repulsive_grow_mult_max), "> 1");
-  }
-  if (c.repulsive_obstacle_count_min < 1 || c.repulsive_obstacle_count_max < c.repulsive_obstacle_count_min) {
-    param_error("repulsive", "repulsive_obstacle_count_max", std::to_string(c.repulsive_obstacle_count_max),
-                ">= count_min >= 1");
-  }
-  if (c.repulsive_stall_window < 1 || c.repulsive_resample_every < 1 || c.repulsive_settle_iters < 1) {
-    param_error("repulsive", "repulsive_stall_window/resample_every/settle_iters", "", "each >= 1");
-  }
   auto d = [](float v) { return as_python_double(v); };
   RepulsiveParams p;
   p.num_envs = c.num_envs;

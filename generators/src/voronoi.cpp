@@ -13,15 +13,6 @@ constexpr float box_side = 2.0f;  ///< L, the side of the square the sites are d
 }  // namespace
 
 VoronoiParams VoronoiParams::from_config(const TrackGenConfig& c) {
-  check_batch_params(c, "voronoi", 1);
-  check_segment_params(c, "voronoi");
-  if (c.voronoi_control_points < 3) {
-    param_error("voronoi", "voronoi_control_points", std::to_string(c.voronoi_control_points), "must be >= 3");
-  }
-  if (c.voronoi_num_sites < c.voronoi_control_points) {
-    param_error("voronoi", "voronoi_num_sites", std::to_string(c.voronoi_num_sites),
-                "must be >= voronoi_control_points");
-  }
   VoronoiParams p;
   p.num_envs = c.num_envs;
   p.num_points = c.num_points;

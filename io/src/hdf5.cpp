@@ -1,6 +1,7 @@
 // The HDF5 reader and writers of trackgen/io/hdf5.hpp, on the HDF5 C library.
-// The list of a batch's datasets is written once per container type
-// (track_fields, gate_fields); the writer and the reader walk it.
+// A batch file holds one dataset per field of the container's own field list
+// (Track::for_each_field, GateSequence::for_each_field), then the seeds; the
+// writer and the reader walk that list.
 #include <trackgen/io/hdf5.hpp>
 #include <trackgen/version.hpp>
 
@@ -24,62 +25,6 @@ constexpr int format_version = 1;
 constexpr unsigned deflate_level = 1;
 constexpr std::size_t target_chunk_bytes = std::size_t(1) << 20;  // ~1 MiB per HDF5 chunk
 constexpr std::size_t chunk_cache_bytes = std::size_t(4) << 20;   // per dataset, holds a chunk across appends
-constexpr std::true_type per_point{};
-constexpr std::false_type per_env{};
-
-/// The datasets of a Track, in file order: f(name, view, per_point). Adding a
-/// Track field to the file is one line here.
-template <class T, class F>
-void track_fields(T& t, F&& f) {
-  f("center", t.center, per_point);
-  f("outer", t.outer, per_point);
-  f("inner", t.inner, per_point);
-  f("tangent", t.tangent, per_point);
-  f("normal", t.normal, per_point);
-  f("arclen", t.arclen, per_point);
-  f("valid", t.valid, per_env);
-  f("count", t.count, per_env);
-  f("length", t.length, per_env);
-  f("winding", t.winding, per_env);
-  f("truncated", t.truncated, per_env);
-  f("sep_overflow", t.sep_overflow, per_env);
-  f("invalid_reason", t.invalid_reason, per_env);
-}
-
-/// The datasets of a GateSequence, in file order (as track_fields).
-template <class G, class F>
-void gate_fields(G& g, F&& f) {
-  f("position", g.position, per_point);
-  f("tangent", g.tangent, per_point);
-  f("forward", g.forward, per_point);
-  f("orientation", g.orientation, per_point);
-  f("half_size", g.half_size, per_point);
-  f("left", g.left, per_point);
-  f("right", g.right, per_point);
-  f("valid", g.valid, per_env);
-  f("count", g.count, per_env);
-}
-
-/// Scalars per element of a View's value type (Vec3f: 3, Quatf: 4, else 1).
-template <class V>
-constexpr int components() {
-  using T = typename V::non_const_value_type;
-  if constexpr (std::is_same_v<T, Vec3f>) return 3;
-  if constexpr (std::is_same_v<T, Quatf>) return 4;
-  return 1;
-}
-
-/// Whether a View's scalars are float (else int32).
-template <class V>
-constexpr bool is_float() {
-  using T = typename V::non_const_value_type;
-  static_assert(
-      std::is_same_v<T, Vec3f> || std::is_same_v<T, Quatf> || std::is_same_v<T, float> || std::is_same_v<T, int>,
-      "a batch field must hold Vec3f, Quatf, float or int32");
-  static_assert(sizeof(int) == 4);
-  return !std::is_same_v<T, int>;
-}
-
 /// Owns an HDF5 identifier; closes it with `close`.
 class Handle {
  public:
@@ -225,15 +170,11 @@ struct DatasetSpec {
   bool per_point = false;
 };
 
-/// The dataset list of a container type, from its field list.
-template <class Batch, class Fields>
-std::vector<DatasetSpec> dataset_specs(Fields fields) {
+/// The dataset list of a container type: its fields, then the seeds.
+template <class Batch>
+std::vector<DatasetSpec> dataset_specs() {
   std::vector<DatasetSpec> specs;
-  Batch b;
-  fields(b, [&](const char* name, auto& view, auto point) {
-    using V = std::decay_t<decltype(view)>;
-    specs.push_back({name, is_float<V>(), components<V>(), decltype(point)::value});
-  });
+  for (const FieldInfo& f : field_infos<Batch>()) specs.push_back({f.name, f.is_float, f.components, f.per_point});
   specs.push_back({"seeds", false, 1, false});
   return specs;
 }
@@ -388,10 +329,10 @@ FileAttributes attributes_of(const nlohmann::json& config, const std::string& ba
 }
 
 /// Pointers to the chunk's fields in dataset order, then the seeds.
-template <class Batch, class Fields>
-std::vector<const void*> field_data(const Batch& b, Fields fields, std::span<const std::int32_t> seeds) {
+template <class Batch>
+std::vector<const void*> field_data(const Batch& b, std::span<const std::int32_t> seeds) {
   std::vector<const void*> data;
-  fields(b, [&](const char*, const auto& view, auto) { data.push_back(view.data()); });
+  Batch::for_each_field(b, [&](const char*, const auto& view, auto) { data.push_back(view.data()); });
   data.push_back(seeds.data());
   return data;
 }
@@ -445,9 +386,10 @@ void read_dataset(const Where& w, hid_t file, const std::string& name, const std
 }
 
 /// Reads a whole batch file: E from the seeds, the stride from `shape_of`
-/// (a per-point dataset), then every field of `fields` into a Batch(E, stride).
-template <class Batch, class Fields>
-Batch read_batch(const Where& w, hid_t file, const char* shape_of, Fields fields, std::vector<std::int32_t>& seeds) {
+/// (a per-point dataset), then every field of the Batch's list into a
+/// Batch(E, stride).
+template <class Batch>
+Batch read_batch(const Where& w, hid_t file, const char* shape_of, std::vector<std::int32_t>& seeds) {
   const std::vector<hsize_t> e = dataset_dims(w, file, "seeds");
   const std::vector<hsize_t> p = dataset_dims(w, file, shape_of);
   if (e.size() != 1 || p.size() < 2 || p[0] != e[0] || e[0] < 1 || p[1] < 1) {
@@ -455,12 +397,12 @@ Batch read_batch(const Where& w, hid_t file, const char* shape_of, Fields fields
   }
   const int E = static_cast<int>(e[0]), S = static_cast<int>(p[1]);
   Batch b(Kokkos::DefaultHostExecutionSpace(), E, S);
-  fields(b, [&](const char* name, auto& view, auto point) {
-    using V = std::decay_t<decltype(view)>;
+  Batch::for_each_field(b, [&](const char* name, auto& view, auto shape) {
+    using T = typename std::decay_t<decltype(view)>::value_type;
     std::vector<hsize_t> want{hsize_t(E)};
-    if (decltype(point)::value) want.push_back(hsize_t(S));
-    if (components<V>() > 1) want.push_back(hsize_t(components<V>()));
-    read_dataset(w, file, name, want, is_float<V>(), view.data());
+    if (decltype(shape)::value) want.push_back(hsize_t(S));
+    if (field_components<T>() > 1) want.push_back(hsize_t(field_components<T>()));
+    read_dataset(w, file, name, want, field_is_float<T>(), view.data());
   });
   seeds.assign(static_cast<std::size_t>(E), 0);
   read_dataset(w, file, "seeds", {hsize_t(E)}, false, seeds.data());
@@ -479,8 +421,6 @@ Config parse_config(const Where& w, const std::string& json) {
 
 constexpr const char* track_format = "trackgen-tracks";
 constexpr const char* gate_format = "trackgen-gates";
-auto track_list = [](auto& t, auto&& f) { track_fields(t, f); };
-auto gate_list = [](auto& g, auto&& f) { gate_fields(g, f); };
 
 }  // namespace
 
@@ -488,14 +428,14 @@ TrackFileWriter::TrackFileWriter(const std::string& path, const TrackGenConfig& 
   config.validate();
   impl_ = std::make_unique<detail::BatchFileWriter>(
       "trackgen::io::TrackFileWriter", path, track_format, config.num_envs, config.N_max,
-      detail::dataset_specs<Track<Kokkos::HostSpace>>(track_list), attributes_of(config, backend));
+      detail::dataset_specs<Track<Kokkos::HostSpace>>(), attributes_of(config, backend));
 }
 
 TrackFileWriter::~TrackFileWriter() = default;
 
 void TrackFileWriter::append(const Track<Kokkos::HostSpace>& chunk, std::span<const std::int32_t> seeds, int envs) {
   const int n = impl_->check_chunk(chunk.num_envs(), envs, chunk.n_max(), seeds.size(), "N_max");
-  impl_->append(n, field_data(chunk, track_list, seeds));
+  impl_->append(n, field_data(chunk, seeds));
 }
 
 int TrackFileWriter::envs_written() const { return impl_->written(); }
@@ -506,7 +446,7 @@ GateFileWriter::GateFileWriter(const std::string& path, const GateGenConfig& con
   config.validate();
   impl_ = std::make_unique<detail::BatchFileWriter>(
       "trackgen::io::GateFileWriter", path, gate_format, config.num_envs, config.max_gates,
-      detail::dataset_specs<GateSequence<Kokkos::HostSpace>>(gate_list), attributes_of(config, backend));
+      detail::dataset_specs<GateSequence<Kokkos::HostSpace>>(), attributes_of(config, backend));
 }
 
 GateFileWriter::~GateFileWriter() = default;
@@ -514,7 +454,7 @@ GateFileWriter::~GateFileWriter() = default;
 void GateFileWriter::append(const GateSequence<Kokkos::HostSpace>& chunk, std::span<const std::int32_t> seeds,
                             int envs) {
   const int n = impl_->check_chunk(chunk.num_envs(), envs, chunk.max_gates(), seeds.size(), "max_gates");
-  impl_->append(n, field_data(chunk, gate_list, seeds));
+  impl_->append(n, field_data(chunk, seeds));
 }
 
 int GateFileWriter::envs_written() const { return impl_->written(); }
@@ -528,7 +468,7 @@ TrackFile read_tracks(const std::string& path) {
   TrackFile f;
   f.attributes = read_attributes(w, file);
   f.config = parse_config<TrackGenConfig>(w, f.attributes.config_json);
-  f.track = read_batch<Track<Kokkos::HostSpace>>(w, file, "center", track_list, f.seeds);
+  f.track = read_batch<Track<Kokkos::HostSpace>>(w, file, "center", f.seeds);
   return f;
 }
 
@@ -539,7 +479,7 @@ GateFile read_gates(const std::string& path) {
   GateFile f;
   f.attributes = read_attributes(w, file);
   f.config = parse_config<GateGenConfig>(w, f.attributes.config_json);
-  f.gates = read_batch<GateSequence<Kokkos::HostSpace>>(w, file, "position", gate_list, f.seeds);
+  f.gates = read_batch<GateSequence<Kokkos::HostSpace>>(w, file, "position", f.seeds);
   return f;
 }
 

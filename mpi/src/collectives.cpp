@@ -95,11 +95,6 @@ BatchStats reduce_stats(MPI_Comm comm, const std::vector<Slice>& slices, const s
   return r;
 }
 
-// The Track's field list as gather_tracks moves it; a field added to Track
-// changes its size and stops the build here until it is added below.
-static_assert(sizeof(Track<Kokkos::HostSpace>) == 13 * sizeof(Kokkos::View<int*, Kokkos::HostSpace>) + 2 * sizeof(int),
-              "trackgen::mpi::gather_tracks: Track has another field; gather it too");
-
 Track<Kokkos::HostSpace> gather_tracks(MPI_Comm comm, const std::vector<Slice>& slices, int n_max,
                                        const Track<Kokkos::HostSpace>* local, int root) {
   const int rank = comm_rank(comm);
@@ -115,25 +110,11 @@ Track<Kokkos::HostSpace> gather_tracks(MPI_Comm comm, const std::vector<Slice>& 
   const Track<Kokkos::HostSpace> none;
   const Track<Kokkos::HostSpace>& in = mine > 0 ? *local : none;
   const std::size_t N = static_cast<std::size_t>(n_max);
-  auto point = [&](const auto& src, const auto& dst) {
-    gather_rows(comm, slices, rank, root, N, src.data(), dst.data());
-  };
-  auto env = [&](const auto& src, const auto& dst) {
-    gather_rows(comm, slices, rank, root, 1, src.data(), dst.data());
-  };
-  point(in.outer, out.outer);
-  point(in.center, out.center);
-  point(in.inner, out.inner);
-  point(in.tangent, out.tangent);
-  point(in.normal, out.normal);
-  point(in.arclen, out.arclen);
-  env(in.length, out.length);
-  env(in.valid, out.valid);
-  env(in.count, out.count);
-  env(in.winding, out.winding);
-  env(in.truncated, out.truncated);
-  env(in.sep_overflow, out.sep_overflow);
-  env(in.invalid_reason, out.invalid_reason);
+  // Every field of the Track's list, each in one gather: N rows per env for
+  // the per-point fields, one for the per-env ones.
+  Track<Kokkos::HostSpace>::for_each_field(in, out, [&](const char*, const auto& src, auto& dst, auto shape) {
+    gather_rows(comm, slices, rank, root, decltype(shape)::value ? N : 1, src.data(), dst.data());
+  });
   return out;
 }
 

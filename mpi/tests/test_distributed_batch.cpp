@@ -3,6 +3,8 @@
 // metrics equal the single-process ones for any rank count, masked
 // regeneration and a per-rank Course follow the global env ids, and a bad
 // slice on any rank fails on every rank with the same error.
+#include "field_support.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <trackgen/metrics/batch_stats.hpp>
@@ -40,34 +42,11 @@ TrackGenConfig small_config(const std::string& generator, int envs) {
   return c;
 }
 
-/// Bytes of host View `v` for envs [first, first + count) (`per_env` entries each).
-template <class V>
-std::vector<unsigned char> bytes(const V& v, int first, int count, std::size_t per_env) {
-  const auto* p = reinterpret_cast<const unsigned char*>(v.data() + first * per_env);
-  return {p, p + count * per_env * sizeof(typename V::value_type)};
-}
-
 /// Whether envs [a0, a0 + n) of `a` and [b0, b0 + n) of `b` are bitwise equal in every field.
 bool same_envs(const Track<Kokkos::HostSpace>& a, int a0, const Track<Kokkos::HostSpace>& b, int b0, int n) {
-  const std::size_t N = static_cast<std::size_t>(a.n_max());
-  if (b.n_max() != a.n_max()) return false;
-  bool same = true;
-  auto point = [&](const auto& x, const auto& y) { same = same && bytes(x, a0, n, N) == bytes(y, b0, n, N); };
-  auto env = [&](const auto& x, const auto& y) { same = same && bytes(x, a0, n, 1) == bytes(y, b0, n, 1); };
-  point(a.outer, b.outer);
-  point(a.center, b.center);
-  point(a.inner, b.inner);
-  point(a.tangent, b.tangent);
-  point(a.normal, b.normal);
-  point(a.arclen, b.arclen);
-  env(a.length, b.length);
-  env(a.valid, b.valid);
-  env(a.count, b.count);
-  env(a.winding, b.winding);
-  env(a.truncated, b.truncated);
-  env(a.sep_overflow, b.sep_overflow);
-  env(a.invalid_reason, b.invalid_reason);
-  return same;
+  const auto differ = test::differing_fields(a, a0, b, b0, n);
+  for (const auto& name : differ) UNSCOPED_INFO("field " << name << " differs");
+  return differ.empty();
 }
 
 /// Bitwise equality of every numeric field of two BatchStats.
@@ -157,6 +136,27 @@ TEMPLATE_TEST_CASE("the union of the ranks' tracks is the single-process batch",
   CHECK(rev.slice() == reversed);
   const auto all = rev.gather(0);
   if (rank == 0) CHECK(same_envs(all, 0, expected, 0, E));
+}
+
+TEST_CASE("gather_tracks moves every field of the Track's list", "[mpi]") {
+  using HostTrack = Track<Kokkos::HostSpace>;
+  const int R = world_size(), rank = world_rank();
+  constexpr int E = 7, N = 3;
+  std::vector<Slice> slices;
+  for (int r = 0; r < R; ++r) slices.push_back(mpi::block_slice(E, R - 1 - r, R));  // global ids out of rank order
+  const Slice mine = slices[static_cast<std::size_t>(rank)];
+  HostTrack local;
+  if (mine.count > 0) {
+    local = HostTrack(mine.count, N);
+    test::fill_field_patterns(local, mine.first);  // distinct values in every field, by global env id
+  }
+  const HostTrack all = mpi::gather_tracks(MPI_COMM_WORLD, slices, N, mine.count > 0 ? &local : nullptr, 0);
+  if (rank == 0) {
+    const HostTrack want(E, N);
+    test::fill_field_patterns(want);
+    REQUIRE(all.num_envs() == E);
+    CHECK(same_envs(all, 0, want, 0, E));
+  }
 }
 
 TEMPLATE_TEST_CASE("collective metrics equal the single-process ones at every rank count", "[mpi]", TRACKGEN_SPACES) {

@@ -1,7 +1,6 @@
 // GateGenerator (docs/design.md#gategenerator).
 #include <trackgen/core/errors.hpp>
-#include <trackgen/exec/ops.hpp>
-#include <trackgen/generators/detail/common.hpp>
+#include <trackgen/generators/detail/loops.hpp>
 #include <trackgen/pipeline/gate_generator.hpp>
 #include <trackgen/pipeline/memory.hpp>
 
@@ -22,7 +21,7 @@ std::string ordering_names(const std::vector<GateOrdering>& orderings) {
 /// anchors it writes), and the memory estimate against the limit. Runs first in
 /// the constructor, before any allocation.
 template <class Space>
-const GateGeneratorSpec<Space>* checked_spec(const GateGenConfig& config, std::size_t seed_envs) {
+GateGenConfig checked_config(const GateGenConfig& config, std::size_t seed_envs) {
   const std::string api = "trackgen::GateGenerator";
   config.validate(available_gate_generators<Space>());
   if (seed_envs != static_cast<std::size_t>(config.num_envs)) {
@@ -47,24 +46,19 @@ const GateGeneratorSpec<Space>* checked_spec(const GateGenConfig& config, std::s
                       "' may write (those courses could never be valid)");
   }
   check_gate_memory<Space>(config, memory_limit_bytes(), api);
-  return &spec;
+  return config;
 }
 
 }  // namespace
 
 template <class Space>
 GateGenerator<Space>::GateGenerator(const Space& space, const GateGenConfig& config, SeedState<Space> seeds)
-    : config_(config),
-      spec_(checked_spec<Space>(config, static_cast<std::size_t>(seeds.num_envs()))),
-      params_(GateParams::from_config(config, spec_->max_gates(config), spec_->normalize)),
-      ctx_(space),
-      seeds_(std::move(seeds)),
-      runner_("gates:" + config.generator) {
-  const Space& s = ctx_.space();
+    : Base(space, config, std::move(seeds), &checked_config<Space>, "gates", "gates:" + config.generator),
+      spec_(&get_gate_generator<Space>(config_.generator)),
+      params_(GateParams::from_config(config_, spec_->max_gates(config_), spec_->normalize)) {
+  const Space& s = this->space();
   const std::size_t E = config_.num_envs, S = params_.anchor_stride, G = config_.max_gates;
   const auto alloc = [&](const char* name) { return Kokkos::view_alloc(s, label("gates", name)); };
-  seed_buf_ = IntView(alloc("seed_buf"), E);
-  any_flag_ = IntView(alloc("mask_any"), 1);
   source_ = spec_->make(s, config_);
   anchors_ = DView<Vec2f, Space>(alloc("anchors"), E * S);
   sort_keys_ = DView<std::uint64_t, Space>(alloc("sort_keys"), E * S);
@@ -75,8 +69,7 @@ GateGenerator<Space>::GateGenerator(const Space& space, const GateGenConfig& con
   z_ = DView<float, Space>(alloc("z"), E * G);
   fallbacks_ = IntView(alloc("frame_fallbacks"), E);
   gates_ = sequence_type(s, config_.num_envs, config_.max_gates);
-  program_ = make_program();
-  runner_.prepare(program_, ctx_);
+  this->start();
 }
 
 template <class Space>
@@ -107,101 +100,26 @@ void GateGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
 }
 
 template <class Space>
-Program<Space> GateGenerator<Space>::make_program() {
-  Program<Space> p("GateGenerator:" + config_.generator);
-  Stage<Space> seeds;
-  seeds.id = "seeds";
-  seeds.reads = {buffer("seeds", seeds_.seeds()), buffer("epoch", seeds_.epoch())};
-  seeds.writes = {buffer("seed_buf", seed_buf_)};
-  seeds.enqueue = [this](const LaunchContext<Space>& ctx) { seeds_.effective(ctx, seed_buf_); };
-  p.add(std::move(seeds));
+Stage<Space> GateGenerator<Space>::body_stage() {
   Stage<Space> body;
   body.id = "gates:" + config_.generator;
   body.reads = {buffer("seed_buf", seed_buf_)};
   body.writes = {buffer("position", gates_.position), buffer("forward", gates_.forward), buffer("valid", gates_.valid),
                  buffer("count", gates_.count)};
   body.enqueue = [this](const LaunchContext<Space>& ctx) { enqueue_body(ctx); };
-  p.add(std::move(body));
-  return p;
+  return body;
 }
 
 template <class Space>
-Program<Space> GateGenerator<Space>::make_masked_program(const IntView& mask, bool advance) {
-  Program<Space> p("GateGenerator:" + config_.generator + ":masked");
-  Stage<Space> sel;
-  sel.id = "mask";
-  sel.reads = {buffer("mask", mask)};
-  sel.writes = {buffer("epoch", seeds_.epoch()), buffer("mask_any", any_flag_)};
-  sel.enqueue = [this, mask, advance](const LaunchContext<Space>& ctx) {
-    if (advance) seeds_.advance(ctx, mask);
-    ops::any_set(ctx, mask, any_flag_);
-  };
-  p.add(std::move(sel));
-  Stage<Space> body;
-  body.id = "gates:" + config_.generator;
-  body.reads = {buffer("mask", mask), buffer("mask_any", any_flag_)};
-  body.writes = {buffer("seed_buf", seed_buf_), buffer("position", gates_.position), buffer("valid", gates_.valid)};
-  body.enqueue = [this, mask](const LaunchContext<Space>& ctx) {
-    // Unmasked envs keep the effective seed their gates were built from, so
-    // the whole-batch body rewrites them bit-identically.
-    ctx.skip_unless(any_flag_, [&](const LaunchContext<Space>& c) {
-      seeds_.effective(c, seed_buf_, mask);
-      enqueue_body(c);
-    });
-  };
-  p.add(std::move(body));
-  return p;
-}
-
-template <class Space>
-const typename GateGenerator<Space>::sequence_type& GateGenerator<Space>::run(const Program<Space>& program,
-                                                                              const LaunchContext<Space>& ctx,
-                                                                              std::optional<GraphKey> key) {
-  runner_.check_record(program, ctx);
-  const auto region = ctx.region("TrackGen::GateGenerator::generate");
-  const typename GraphRunner<Space>::SerialScope serial;
-  runner_.run(program, ctx, {policy_, std::move(key), false});
-  return gates_;
-}
-
-template <class Space>
-const typename GateGenerator<Space>::sequence_type& GateGenerator<Space>::generate() {
-  return run(program_, ctx_, std::nullopt);
-}
-
-template <class Space>
-const typename GateGenerator<Space>::sequence_type& GateGenerator<Space>::generate(const LaunchContext<Space>& ctx) {
-  return run(program_, ctx, std::nullopt);
-}
-
-template <class Space>
-const typename GateGenerator<Space>::sequence_type& GateGenerator<Space>::generate(const IntView& mask, bool advance) {
-  return generate(ctx_, mask, advance);
-}
-
-template <class Space>
-const typename GateGenerator<Space>::sequence_type& GateGenerator<Space>::generate(const LaunchContext<Space>& ctx,
-                                                                                   const IntView& mask, bool advance) {
-  seeds_.check_mask(mask);
-  const GraphKey key{reinterpret_cast<std::uintptr_t>(mask.data()), advance ? 1u : 0u};
-  return run(make_masked_program(mask, advance), ctx, key);
-}
-
-template <class Space>
-const typename GateGenerator<Space>::sequence_type& GateGenerator<Space>::generate(int num_envs) {
-  if (num_envs != config_.num_envs) {
-    throw ConfigError("trackgen::GateGenerator::generate: num_envs = " + std::to_string(num_envs) +
-                      " differs from config.num_envs = " + std::to_string(config_.num_envs) +
-                      " (the batch is fixed at construction)");
-  }
-  return generate();
+std::vector<BufferRef> GateGenerator<Space>::masked_writes() const {
+  return {buffer("seed_buf", seed_buf_), buffer("position", gates_.position), buffer("valid", gates_.valid)};
 }
 
 template <class Space>
 std::size_t GateGenerator<Space>::device_bytes() const {
-  return gates_.bytes() + view_bytes(seed_buf_) + view_bytes(any_flag_) + view_bytes(anchors_) +
-         view_bytes(sort_keys_) + view_bytes(sorted_) + view_bytes(pair_keys_) + view_bytes(staging_) +
-         view_bytes(cum_) + view_bytes(z_) + view_bytes(fallbacks_) + (source_ ? source_->device_bytes() : 0);
+  return gates_.bytes() + this->skeleton_bytes() + view_bytes(anchors_) + view_bytes(sort_keys_) + view_bytes(sorted_) +
+         view_bytes(pair_keys_) + view_bytes(staging_) + view_bytes(cum_) + view_bytes(z_) + view_bytes(fallbacks_) +
+         (source_ ? source_->device_bytes() : 0);
 }
 
 #define TRACKGEN_INSTANTIATE_GATE_GENERATOR(S) template class GateGenerator<S>;

@@ -1,6 +1,6 @@
 // The stages of the gate pipeline (see gate_stages.hpp and docs/algorithms.md#gates).
 #include <trackgen/core/rng.hpp>
-#include <trackgen/generators/detail/common.hpp>
+#include <trackgen/generators/detail/loops.hpp>
 #include <trackgen/pipeline/gate_stages.hpp>
 
 namespace trackgen {

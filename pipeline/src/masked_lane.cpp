@@ -73,21 +73,15 @@ struct ScatterRows {
     if (i >= n_max) return;
     const std::size_t src = static_cast<std::size_t>(j) * n_max + i;
     const std::size_t dst = static_cast<std::size_t>(e) * n_max + i;
-    out.outer(dst) = lane.outer(src);
-    out.center(dst) = lane.center(src);
-    out.inner(dst) = lane.inner(src);
-    out.tangent(dst) = lane.tangent(src);
-    out.normal(dst) = lane.normal(src);
-    out.arclen(dst) = lane.arclen(src);
     out_cs(dst) = lane_cs(src);
+    Track<M>::for_each_field(lane, out, [&](const char*, const auto& from, const auto& to, auto shape) {
+      if constexpr (decltype(shape)::value) {
+        to(dst) = from(src);
+      } else if (i == 0) {
+        to(e) = from(j);
+      }
+    });
     if (i != 0) return;
-    out.length(e) = lane.length(j);
-    out.valid(e) = lane.valid(j);
-    out.count(e) = lane.count(j);
-    out.winding(e) = lane.winding(j);
-    out.truncated(e) = lane.truncated(j);
-    out.sep_overflow(e) = lane.sep_overflow(j);
-    out.invalid_reason(e) = lane.invalid_reason(j);
     out_padded(e) = kmath::min(lane.count(j), n_max);
   }
 };

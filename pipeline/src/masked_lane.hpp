@@ -33,7 +33,7 @@
 #include <trackgen/core/track.hpp>
 #include <trackgen/exec/launch_context.hpp>
 #include <trackgen/generators/generator.hpp>
-#include <trackgen/pipeline/stages.hpp>
+#include <trackgen/pipeline/detail/stages.hpp>
 
 #include <functional>
 #include <memory>

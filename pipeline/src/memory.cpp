@@ -6,9 +6,9 @@
 #include <trackgen/core/track.hpp>
 #include <trackgen/generators/gate_source.hpp>
 #include <trackgen/generators/generator.hpp>
+#include <trackgen/pipeline/detail/stages.hpp>
 #include <trackgen/pipeline/gate_stages.hpp>
 #include <trackgen/pipeline/memory.hpp>
-#include <trackgen/pipeline/stages.hpp>
 
 #include "masked_lane.hpp"
 #include "pipeline_detail.hpp"

@@ -6,7 +6,7 @@
 #include <trackgen/core/geometry.hpp>
 #include <trackgen/core/spaces.hpp>
 #include <trackgen/pipeline/chunked.hpp>
-#include <trackgen/pipeline/stages.hpp>
+#include <trackgen/pipeline/detail/stages.hpp>
 
 #include <algorithm>
 #include <string>

@@ -1,7 +1,6 @@
 // TrackGenerator (docs/design.md#trackgenerator).
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/logging.hpp>
-#include <trackgen/exec/ops.hpp>
 #include <trackgen/pipeline/memory.hpp>
 #include <trackgen/pipeline/track_generator.hpp>
 
@@ -102,24 +101,18 @@ std::vector<std::unique_ptr<Generator<Space>>> make_generators(const Space& spac
 
 template <class Space>
 TrackGenerator<Space>::TrackGenerator(const Space& space, const TrackGenConfig& config, SeedState<Space> seeds)
-    : config_(checked_config<Space>(config, static_cast<std::size_t>(seeds.num_envs()))),
-      ctx_(space),
-      seeds_(std::move(seeds)),
-      seed_buf_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "seed_buf")), config_.num_envs),
-      any_flag_(Kokkos::view_alloc(ctx_.space(), label("pipeline", "mask_any")), 1),
+    : Base(space, config, std::move(seeds), &checked_config<Space>, "pipeline", config.generator),
       spec_(&get_generator<Space>(config_.generator)),
       parts_(detail::pipeline_parts<Space>(config_.num_envs)),
       window_(detail::pipeline_window_envs<Space>(config_.num_envs)),
       generators_(make_generators(ctx_.space(), with_envs(config_, window_), *spec_, parts_)),
       partitions_(make_partitions<Space>(parts_)),
-      buffers_(ctx_.space(), config_, parts_ * window_),
+      buffers_(std::make_unique<PipelineBuffers<Space>>(ctx_.space(), config_, parts_ * window_)),
       track_(ctx_.space(), config_.num_envs, config_.N_max),
       padded_(unknown_padding(ctx_.space(), config_)),
       lane_(make_lane(ctx_.space(), config_, *spec_)),
-      program_(make_program()),
-      runner_(config_.generator),
       recorded_seeds_(seeds_.seeds().data()) {
-  runner_.prepare(program_, ctx_);
+  this->start();
 }
 
 template <class Space>
@@ -141,8 +134,8 @@ template <class Space>
 void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
   const int E = config_.num_envs;
   if (window_ == E) {
-    generators_[0]->generate(ctx, seed_buf_, buffers_.gen_centerline, buffers_.gen_valid);
-    run_pipeline(ctx, config_, buffers_, seed_buf_, track_, padded_);
+    generators_[0]->generate(ctx, seed_buf_, buffers_->gen_centerline, buffers_->gen_valid);
+    run_pipeline(ctx, config_, *buffers_, seed_buf_, track_, padded_);
     return;
   }
   // Window by window (detail::pipeline_window_envs); an env's track depends on
@@ -150,7 +143,7 @@ void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
   // E - 1, rewrites the envs it shares with the one before with the same bits.
   const int windows = (E + window_ - 1) / window_;
   if (parts_ == 1) {
-    for (int k = 0; k < windows; ++k) run_window(ctx, *generators_[0], buffers_, std::min(k * window_, E - window_));
+    for (int k = 0; k < windows; ++k) run_window(ctx, *generators_[0], *buffers_, std::min(k * window_, E - window_));
     return;
   }
   // Each window thread takes the next window, runs it and takes another. The
@@ -160,7 +153,7 @@ void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
     const int claims = windows * window_ > E ? windows - 1 : windows;
     std::atomic<int> next{0};
     detail::run_parts(partitions_, c.space(), [&](const int p, const int n, const Space& space) {
-      const PipelineBuffers<Space> part = buffers_.part(p, n);
+      const PipelineBuffers<Space> part = buffers_->part(p, n);
       const LaunchContext<Space> pc(space);
       for (int k; (k = next.fetch_add(1, std::memory_order_relaxed)) < claims;) {
         for (int w = k; w < (k + 1 == claims ? windows : k + 1); ++w) {
@@ -184,14 +177,7 @@ void TrackGenerator<Space>::run_window(const LaunchContext<Space>& ctx, Generato
 }
 
 template <class Space>
-Program<Space> TrackGenerator<Space>::make_program() {
-  Program<Space> p("TrackGenerator:" + config_.generator);
-  Stage<Space> seeds;
-  seeds.id = "seeds";
-  seeds.reads = {buffer("seeds", seeds_.seeds()), buffer("epoch", seeds_.epoch())};
-  seeds.writes = {buffer("seed_buf", seed_buf_)};
-  seeds.enqueue = [this](const LaunchContext<Space>& ctx) { seeds_.effective(ctx, seed_buf_); };
-  p.add(std::move(seeds));
+Stage<Space> TrackGenerator<Space>::body_stage() {
   Stage<Space> body;
   body.id = "generate:" + config_.generator;
   body.capture = spec_->capture;
@@ -200,45 +186,31 @@ Program<Space> TrackGenerator<Space>::make_program() {
                  buffer("valid", track_.valid), buffer("count", track_.count),
                  buffer("invalid_reason", track_.invalid_reason)};
   body.enqueue = [this](const LaunchContext<Space>& ctx) { enqueue_body(ctx); };
-  p.add(std::move(body));
-  return p;
+  return body;
+}
+
+template <class Space>
+std::vector<BufferRef> TrackGenerator<Space>::masked_writes() const {
+  return {buffer("seed_buf", seed_buf_), buffer("center", track_.center), buffer("valid", track_.valid),
+          buffer("invalid_reason", track_.invalid_reason)};
 }
 
 template <class Space>
 Program<Space> TrackGenerator<Space>::make_masked_program(const IntView& mask, bool advance) {
-  Program<Space> p("TrackGenerator:" + config_.generator + ":masked");
-  Stage<Space> sel;
-  sel.id = "mask";
-  sel.reads = {buffer("mask", mask)};
-  sel.writes = {buffer("epoch", seeds_.epoch()), buffer("mask_any", any_flag_)};
-  sel.enqueue = [this, mask, advance](const LaunchContext<Space>& ctx) {
-    if (advance) seeds_.advance(ctx, mask);
-    if (lane_) {
-      seeds_.effective(ctx, seed_buf_, mask);
-      lane_->compact(ctx, mask);
-    } else {
-      ops::any_set(ctx, mask, any_flag_);
-    }
-  };
-  p.add(std::move(sel));
-  Stage<Space> body;
-  body.id = "generate:" + config_.generator;
-  body.capture = spec_->capture;
+  if (!lane_) return Base::make_masked_program(mask, advance);
+  // The lane (masked_lane.hpp): the masked envs' effective seeds and their list,
+  // then rounds of the lane batch, or the whole batch when they are too many.
+  Program<Space> p(std::string(kind) + ":" + config_.generator + ":masked");
+  p.add(this->mask_stage(mask, advance, [this](const LaunchContext<Space>& ctx, const IntView& m) {
+    seeds_.effective(ctx, seed_buf_, m);
+    lane_->compact(ctx, m);
+  }));
+  Stage<Space> body = body_stage();
   body.reads = {buffer("mask", mask), buffer("mask_any", any_flag_)};
-  body.writes = {buffer("seed_buf", seed_buf_), buffer("center", track_.center), buffer("valid", track_.valid),
-                 buffer("invalid_reason", track_.invalid_reason)};
-  body.enqueue = [this, mask](const LaunchContext<Space>& ctx) {
-    if (lane_) {
-      lane_->regenerate(ctx, seed_buf_, track_, padded_, buffers_,
-                        [this](const LaunchContext<Space>& c) { enqueue_body(c); });
-      return;
-    }
-    // Unmasked envs keep the effective seed their output was built from, so the
-    // full-batch body recomputes them bit-identically.
-    ctx.skip_unless(any_flag_, [&](const LaunchContext<Space>& c) {
-      seeds_.effective(c, seed_buf_, mask);
-      enqueue_body(c);
-    });
+  body.writes = masked_writes();
+  body.enqueue = [this](const LaunchContext<Space>& ctx) {
+    lane_->regenerate(ctx, seed_buf_, track_, padded_, *buffers_,
+                      [this](const LaunchContext<Space>& c) { enqueue_body(c); });
   };
   p.add(std::move(body));
   return p;
@@ -255,7 +227,7 @@ void TrackGenerator<Space>::refresh_seed_binding() {
   if (seeds_.seeds().data() == recorded_seeds_) return;
   recorded_seeds_ = seeds_.seeds().data();
   runner_.reset_graphs();
-  program_ = make_program();
+  program_ = this->make_program();
   if (caller_recorded_) {
     caller_recorded_ = false;
     logging::warn("TrackGenerator (" + config_.generator +
@@ -265,56 +237,28 @@ void TrackGenerator<Space>::refresh_seed_binding() {
 }
 
 template <class Space>
-const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::run(const Program<Space>& program,
-                                                                            const LaunchContext<Space>& ctx,
-                                                                            std::optional<GraphKey> key) {
-  runner_.check_record(program, ctx);  // refuses before any work, the region included
-  const auto region = ctx.region("TrackGen::TrackGenerator::generate");
-  const typename GraphRunner<Space>::SerialScope serial;
-  runner_.run(program, ctx, {policy_, std::move(key), false});
+void TrackGenerator<Space>::after_run(const LaunchContext<Space>& ctx) {
   if (ctx.capturing()) {
     caller_recorded_ = true;
   } else {
     // Host step after the program (never recorded): the truncation warning.
-    warn_if_truncated(ctx, track_, buffers_.truncated_host, config_.N_max);
+    warn_if_truncated(ctx, track_, buffers_->truncated_host, config_.N_max);
   }
-  return track_;
 }
 
 template <class Space>
-const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate() {
-  refresh_seed_binding();
-  return run(program_, ctx_, std::nullopt);
+const DView<Vec2f, Space>& TrackGenerator<Space>::pre_relax_centerline() const {
+  return buffers_->cs_center;
 }
 
 template <class Space>
-const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate(const LaunchContext<Space>& ctx) {
-  refresh_seed_binding();
-  return run(program_, ctx, std::nullopt);
+const DView<Vec2f, Space>& TrackGenerator<Space>::generator_centerline() const {
+  return buffers_->gen_centerline;
 }
 
 template <class Space>
-const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate(const IntView& mask, bool advance) {
-  return generate(ctx_, mask, advance);
-}
-
-template <class Space>
-const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate(const LaunchContext<Space>& ctx,
-                                                                                 const IntView& mask, bool advance) {
-  seeds_.check_mask(mask);
-  const GraphKey key{reinterpret_cast<std::uintptr_t>(mask.data()), advance ? 1u : 0u};
-  refresh_seed_binding();
-  return run(make_masked_program(mask, advance), ctx, key);
-}
-
-template <class Space>
-const typename TrackGenerator<Space>::track_type& TrackGenerator<Space>::generate(int num_envs) {
-  if (num_envs != config_.num_envs) {
-    throw ConfigError("trackgen::TrackGenerator::generate: num_envs = " + std::to_string(num_envs) +
-                      " differs from config.num_envs = " + std::to_string(config_.num_envs) +
-                      " (the batch is fixed at construction; build another TrackGenerator for another size)");
-  }
-  return generate();
+std::size_t TrackGenerator<Space>::pipeline_bytes() const {
+  return buffers_->device_bytes();
 }
 
 template <class Space>
@@ -326,8 +270,8 @@ template <class Space>
 std::size_t TrackGenerator<Space>::device_bytes() const {
   std::size_t generators = 0;
   for (const auto& g : generators_) generators += g->device_bytes();
-  return track_.bytes() + buffers_.device_bytes() + view_bytes(seed_buf_) + view_bytes(any_flag_) +
-         view_bytes(padded_) + generators + (lane_ ? lane_->device_bytes() : 0);
+  return track_.bytes() + buffers_->device_bytes() + this->skeleton_bytes() + view_bytes(padded_) + generators +
+         (lane_ ? lane_->device_bytes() : 0);
 }
 
 #define TRACKGEN_INSTANTIATE_TRACK_GENERATOR(S) template class TrackGenerator<S>;

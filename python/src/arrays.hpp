@@ -2,11 +2,14 @@
 // arrays into Views.
 #pragma once
 
+#include <trackgen/core/errors.hpp>
+#include <trackgen/core/fields.hpp>
 #include <trackgen/core/quat.hpp>
 #include <trackgen/core/vec.hpp>
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -79,6 +82,49 @@ nb::object export_view(const Kokkos::View<T*, P...>& v, nb::handle owner) {
 #endif
     return nb::ndarray<S>(data, ndim, shape, owner, nullptr, nb::dtype<S0>(), nb::device::cuda::value, device).cast();
   }
+}
+
+/// Binds every field of a batch container as a read-only property of `cls`,
+/// by the container's own list (Batch::for_each_field, trackgen/core/fields.hpp),
+/// and sets the class attribute `fields`: a tuple of (name, per_point,
+/// components, dtype) per field, from which the Python layer builds its class.
+/// `batch(p)` is the container of the bound object `p` (a Holder, checked
+/// alive and named `api` in errors); `array(self, view)` exports a field.
+template <class Batch, class Py, class GetBatch, class Export>
+void bind_fields(nb::class_<Py>& cls, const char* api, GetBatch batch, Export array) {
+  nb::list fields;
+  int index = 0;
+  for (const FieldInfo& f : field_infos<Batch>()) {
+    fields.append(nb::make_tuple(f.name, f.per_point, f.components, f.is_float ? "float32" : "int32"));
+    cls.def_prop_ro(f.name, [api, batch, array, index](nb::handle self) {
+      auto& p = nb::cast<Py&>(self);
+      p.check_alive(api);
+      nb::object out;
+      int k = 0;
+      Batch::for_each_field(batch(p), [&](const char*, const auto& view, auto) {
+        if (k++ == index) out = array(self, view);
+      });
+      return out;
+    });
+    ++index;
+  }
+  cls.attr("fields") = nb::tuple(fields);
+}
+
+/// The data() address of field `name` of `b` (tests compare it with the
+/// arrays'); ConfigError naming `api` for a name not in Batch's list.
+template <class Batch>
+std::uintptr_t field_address(const Batch& b, const std::string& name, const char* api) {
+  const void* address = nullptr;
+  bool found = false;
+  Batch::for_each_field(b, [&](const char* field, const auto& view, auto) {
+    if (name == field) {
+      address = view.data();
+      found = true;
+    }
+  });
+  if (!found) throw ConfigError(std::string(api) + ": unknown field '" + name + "'");
+  return reinterpret_cast<std::uintptr_t>(address);
 }
 
 /// Copies the host array `a` ([E] int32) into the [E] View `dst` (same extent,

@@ -24,13 +24,6 @@ class PyGates : public Holder {
 
 using PyGateGenerator = PyProducer<GateGenerator<Space>, GateGenConfig>;
 
-template <class F>
-nb::object field(nb::handle self, F&& get) {
-  auto& g = nb::cast<PyGates&>(self);
-  g.check_alive("trackgen.GateSequence");
-  return export_view(get(g.gates), self);
-}
-
 }  // namespace
 
 void bind_gates(nb::module_& m) {
@@ -38,18 +31,12 @@ void bind_gates(nb::module_& m) {
                              &available_gate_generators<Space>);
   m.def("gate_generators", &available_gate_generators<Space>, "Sorted names of the registered gate generators.");
 
-  nb::class_<PyGates>(m, "_Gates")
-      .def_prop_ro("num_envs", [](const PyGates& g) { return g.gates.num_envs(); })
+  nb::class_<PyGates> gates(m, "_Gates");
+  bind_fields<GateSequence<MemSpace>>(
+      gates, "trackgen.GateSequence", [](PyGates& g) -> const GateSequence<MemSpace>& { return g.gates; },
+      [](nb::handle self, const auto& view) { return export_view(view, self); });
+  gates.def_prop_ro("num_envs", [](const PyGates& g) { return g.gates.num_envs(); })
       .def_prop_ro("max_gates", [](const PyGates& g) { return g.gates.max_gates(); })
-      .def_prop_ro("position", [](nb::handle s) { return field(s, [](auto& g) { return g.position; }); })
-      .def_prop_ro("tangent", [](nb::handle s) { return field(s, [](auto& g) { return g.tangent; }); })
-      .def_prop_ro("forward", [](nb::handle s) { return field(s, [](auto& g) { return g.forward; }); })
-      .def_prop_ro("orientation", [](nb::handle s) { return field(s, [](auto& g) { return g.orientation; }); })
-      .def_prop_ro("half_size", [](nb::handle s) { return field(s, [](auto& g) { return g.half_size; }); })
-      .def_prop_ro("left", [](nb::handle s) { return field(s, [](auto& g) { return g.left; }); })
-      .def_prop_ro("right", [](nb::handle s) { return field(s, [](auto& g) { return g.right; }); })
-      .def_prop_ro("valid", [](nb::handle s) { return field(s, [](auto& g) { return g.valid; }); })
-      .def_prop_ro("count", [](nb::handle s) { return field(s, [](auto& g) { return g.count; }); })
       .def(
           "clone",
           [](const PyGates& g) {

@@ -27,31 +27,12 @@ void PyTrack::release() noexcept { track = Track<MemSpace>(); }
 
 std::uintptr_t PyTrack::data_ptr(const std::string& field) const {
   check_alive("trackgen.Track._data_ptr");
-  const auto& t = track;
-  const std::pair<const char*, const void*> fields[] = {
-      {"outer", t.outer.data()},     {"center", t.center.data()},       {"inner", t.inner.data()},
-      {"tangent", t.tangent.data()}, {"normal", t.normal.data()},       {"arclen", t.arclen.data()},
-      {"length", t.length.data()},   {"valid", t.valid.data()},         {"count", t.count.data()},
-      {"winding", t.winding.data()}, {"truncated", t.truncated.data()}, {"sep_overflow", t.sep_overflow.data()},
-      {"invalid_reason", t.invalid_reason.data()}};
-  for (const auto& [name, ptr] : fields) {
-    if (field == name) return reinterpret_cast<std::uintptr_t>(ptr);
-  }
-  throw ConfigError("trackgen.Track._data_ptr: unknown field '" + field + "'");
+  return field_address(track, field, "trackgen.Track._data_ptr");
 }
 
 namespace {
 
 using PyGenerator = PyProducer<TrackGenerator<Space>, TrackGenConfig>;
-
-template <class F>
-nb::object field(nb::handle self, F&& get) {
-  auto& t = nb::cast<PyTrack&>(self);
-  t.check_alive("trackgen.Track");
-  const auto v = get(t.track);
-  if (t.read_only) return export_view(typename decltype(v)::const_type(v), self);
-  return export_view(v, self);
-}
 
 }  // namespace
 
@@ -60,23 +41,16 @@ void bind_tracks(nb::module_& m) {
 
   m.def("generators", &available_generators<Space>, "Sorted names of the registered centerline generators.");
 
-  nb::class_<PyTrack>(m, "_Track")
-      .def_prop_ro("num_envs", [](const PyTrack& t) { return t.track.num_envs(); })
+  nb::class_<PyTrack> track(m, "_Track");
+  bind_fields<Track<MemSpace>>(
+      track, "trackgen.Track", [](PyTrack& t) -> const Track<MemSpace>& { return t.track; },
+      [](nb::handle self, const auto& view) {
+        if (nb::cast<PyTrack&>(self).read_only)
+          return export_view(typename std::decay_t<decltype(view)>::const_type(view), self);
+        return export_view(view, self);
+      });
+  track.def_prop_ro("num_envs", [](const PyTrack& t) { return t.track.num_envs(); })
       .def_prop_ro("n_max", [](const PyTrack& t) { return t.track.n_max(); })
-      .def_prop_ro("outer", [](nb::handle s) { return field(s, [](auto& t) { return t.outer; }); })
-      .def_prop_ro("center", [](nb::handle s) { return field(s, [](auto& t) { return t.center; }); })
-      .def_prop_ro("inner", [](nb::handle s) { return field(s, [](auto& t) { return t.inner; }); })
-      .def_prop_ro("tangent", [](nb::handle s) { return field(s, [](auto& t) { return t.tangent; }); })
-      .def_prop_ro("normal", [](nb::handle s) { return field(s, [](auto& t) { return t.normal; }); })
-      .def_prop_ro("arclen", [](nb::handle s) { return field(s, [](auto& t) { return t.arclen; }); })
-      .def_prop_ro("length", [](nb::handle s) { return field(s, [](auto& t) { return t.length; }); })
-      .def_prop_ro("valid", [](nb::handle s) { return field(s, [](auto& t) { return t.valid; }); })
-      .def_prop_ro("count", [](nb::handle s) { return field(s, [](auto& t) { return t.count; }); })
-      .def_prop_ro("winding", [](nb::handle s) { return field(s, [](auto& t) { return t.winding; }); })
-      .def_prop_ro("truncated", [](nb::handle s) { return field(s, [](auto& t) { return t.truncated; }); })
-      .def_prop_ro("sep_overflow", [](nb::handle s) { return field(s, [](auto& t) { return t.sep_overflow; }); })
-      .def_prop_ro("invalid_reason",
-                   [](nb::handle s) { return field(s, [](auto& t) { return t.invalid_reason; }); })
       .def(
           "clone",
           [](const PyTrack& t) {

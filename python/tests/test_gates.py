@@ -33,6 +33,17 @@ def test_gate_arrays_share_memory_and_masks_regenerate_only_their_envs():
         gen.rebind_seeds(np.zeros(3, np.int32))
 
 
+def test_every_field_of_the_cpp_gate_sequence_is_an_array_of_the_python_one():
+    gates = trackgen.GateGenerator(num_envs=E, gate_width=0.1, seed=2).gates
+    names = [f[0] for f in trackgen.GateSequence.fields]
+    assert names == [f[0] for f in trackgen._trackgen._Gates.fields] and len(set(names)) == len(names)
+    for name, per_gate, components, dtype in trackgen.GateSequence.fields:
+        a = np.asarray(getattr(gates, name))
+        rows = E * gates.max_gates if per_gate else E
+        assert a.shape == ((rows, components) if components > 1 else (rows,)), name
+        assert a.dtype == np.dtype(dtype), name
+
+
 @pytest.mark.parametrize(
     "fields, message",
     [({"num_envs": 0}, "num_envs"), ({"generator": "nope"}, "generator"), ({"no_such": 1}, 'unknown key "no_such"')],

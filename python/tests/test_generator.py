@@ -38,6 +38,24 @@ def test_arrays_have_the_documented_shapes_and_dtypes():
     assert np.isnan(env_rows(track, "center", e)[track.count[e] :, :2]).all()  # padding: x, y NaN
 
 
+def test_every_field_of_the_cpp_track_is_an_array_of_the_python_track():
+    # The Python Track's fields come from the C++ Track's own field list: every
+    # field reaches Python, with its shape, dtype and memory.
+    track = trackgen.TrackGenerator(num_envs=E, seed=0).generate()
+    names = [f[0] for f in trackgen.Track.fields]
+    assert names == [f[0] for f in trackgen._trackgen._Track.fields]
+    assert len(set(names)) == len(names) and {"sep_overflow", "invalid_reason"} <= set(names)
+    for name, per_point, components, dtype in trackgen.Track.fields:
+        a = np.asarray(getattr(track, name))
+        rows = E * track.n_max if per_point else E
+        assert a.shape == ((rows, components) if components > 1 else (rows,)), name
+        assert a.dtype == np.dtype(dtype), name
+        assert a.ctypes.data == track._data_ptr(name), name
+        assert name in getattr(trackgen.Track, name).__doc__
+    with pytest.raises(ValueError, match="unknown field 'nope'"):
+        track._data_ptr("nope")
+
+
 def test_a_producers_arrays_are_read_only_and_a_clone_is_writable():
     track = trackgen.TrackGenerator(num_envs=E, seed=0).generate()
     for name in PER_POINT + ("arclen", "length", "count", "valid"):

@@ -17,7 +17,7 @@ from typing import Any, Mapping, Optional, Union
 import numpy as np
 
 from . import _trackgen
-from ._common import JsonConfig, Producer
+from ._common import JsonConfig, Producer, add_field_properties
 from ._trackgen import backend, concurrency, gate_generators, generators, git_revision, is_initialized
 from .course import Course, StepResult
 from .gates import GateGenConfig, GateGenerator, GateSequence
@@ -75,11 +75,12 @@ class TrackGenConfig(JsonConfig):
 class Track:
     """One batch of ``E`` tracks, flat and NaN-padded as in C++.
 
-    Per-point fields (``center``, ``outer``, ``inner``, ``tangent``, ``normal``:
-    ``[E*N_max, 3]`` float32; ``arclen``: ``[E*N_max]``) hold env ``e`` in rows
-    ``[e*N_max, (e+1)*N_max)``, the first ``count[e]`` real, the rest NaN.
-    Per-env fields: ``valid``, ``count``, ``truncated``, ``invalid_reason`` (int32), ``length``,
-    ``winding`` (float32), all ``[E]``. Every access returns an array over the
+    The fields are those of the C++ ``trackgen::Track``, by its own field list
+    (``Track.fields``: name, per-point, components, dtype per field). Per-point
+    fields (``center``, ``outer``, ...: ``[E*N_max, 3]`` float32 points or
+    ``[E*N_max]`` scalars) hold env ``e`` in rows ``[e*N_max, (e+1)*N_max)``,
+    the first ``count[e]`` real, the rest NaN; per-env fields (``valid``,
+    ``count``, ...) are ``[E]`` int32 or float32. Every access returns an array over the
     library's memory (no copy) that keeps it alive. A generator's (or a
     course's) Track is refilled in place by every ``generate()`` and its arrays
     are read-only (the producer rewrites only the padding rows its last batch
@@ -87,27 +88,13 @@ class Track:
     """
 
     __slots__ = ("_t",)
+    _native_attr = "_t"
 
     def __init__(self, native: "_trackgen._Track") -> None:
         self._t = native
 
     num_envs = property(lambda self: self._t.num_envs, doc="Number of envs E.")
     n_max = property(lambda self: self._t.n_max, doc="Per-env stride N_max of the per-point fields.")
-    center = property(lambda self: self._t.center, doc="Relaxed centre line [E*N_max, 3] float32.")
-    outer = property(lambda self: self._t.outer, doc="Outer border [E*N_max, 3] float32.")
-    inner = property(lambda self: self._t.inner, doc="Inner border [E*N_max, 3] float32.")
-    tangent = property(lambda self: self._t.tangent, doc="Unit tangents [E*N_max, 3] float32.")
-    normal = property(lambda self: self._t.normal, doc="Planar left normals [E*N_max, 3] float32.")
-    arclen = property(lambda self: self._t.arclen, doc="Arc length before each point [E*N_max] float32.")
-    length = property(lambda self: self._t.length, doc="Closed-loop perimeter [E] float32.")
-    valid = property(lambda self: self._t.valid, doc="Validity 0/1 [E] int32.")
-    count = property(lambda self: self._t.count, doc="Real points per env [E] int32.")
-    winding = property(lambda self: self._t.winding, doc="+1 CCW, -1 CW, 0 degenerate [E] float32.")
-    truncated = property(lambda self: self._t.truncated, doc="1 where the track needed more than N_max points [E] int32.")
-    invalid_reason = property(
-        lambda self: self._t.invalid_reason,
-        doc="Why an env is invalid, a bitmask of trackgen::invalid_reason bits (0 when valid) [E] int32.",
-    )
 
     def points(self, env: int, field: str = "center") -> np.ndarray:
         """The ``count[env]`` real rows of a per-point field of env ``env`` (a view, host backends)."""
@@ -126,6 +113,10 @@ class Track:
 
     def __repr__(self) -> str:
         return f"Track(num_envs={self.num_envs}, n_max={self.n_max})"
+
+
+add_field_properties(Track, _trackgen._Track, "N_max", "trackgen::Track")
+Track.fields = _trackgen._Track.fields
 
 
 class TrackGenerator(Producer):

@@ -12,6 +12,22 @@ import numpy as np
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
+def add_field_properties(cls: type, native: Any, stride: str, cpp_name: str) -> None:
+    """Adds to ``cls`` (whose instances keep the bound container in ``_native_attr``)
+    one read-only property per field of the native class's ``fields`` list:
+    the C++ container's own field list (``for_each_field``), so every field of
+    the C++ struct reaches Python without a list written here. ``stride``
+    names the per-point stride in the docs."""
+    attr = cls._native_attr
+    for name, per_point, components, dtype in native.fields:
+        rows = f"E*{stride}" if per_point else "E"
+        shape = f"[{rows}, {components}]" if components > 1 else f"[{rows}]"
+        doc = f"``{cpp_name}::{name}``: {shape} {dtype}, an array over the library's memory (no copy)."
+        # Bound per field through a default argument (a closure over the loop
+        # variable would see its last value).
+        setattr(cls, name, property(lambda self, _n=name: getattr(getattr(self, attr), _n), doc=doc))
+
+
 class JsonConfig:
     """A validated C++ config struct with a JSON codec; subclasses set ``_native``
     (the bound struct: ``from_object``, ``load``, ``to_object``, ``to_json_text``)."""

@@ -94,8 +94,8 @@ class Course:
 
     @property
     def gates(self) -> Optional[SimpleNamespace]:
-        """Gates mode: ``position``, ``tangent``, ``forward``, ``left``, ``right`` [E*G, 3],
-        ``orientation`` [E*G, 4], ``half_size`` [E*G], ``valid``, ``count`` [E]; None in track mode."""
+        """Gates mode: every field of the course's GateSequence by name (the fields of
+        :attr:`trackgen.GateSequence.fields`, e.g. ``position`` [E*G, 3]); None in track mode."""
         fields = {k[6:]: v for k, v in self._arrays.items() if k.startswith("gates.")}
         return SimpleNamespace(**fields) if fields else None
 

@@ -9,7 +9,7 @@ from typing import Any, Mapping, Union
 import numpy as np
 
 from . import _trackgen
-from ._common import JsonConfig, Producer
+from ._common import JsonConfig, Producer, add_field_properties
 
 __all__ = ["GateGenConfig", "GateGenerator", "GateSequence"]
 
@@ -25,29 +25,22 @@ class GateGenConfig(JsonConfig):
 
 
 class GateSequence:
-    """One batch of gate courses, flat and NaN-padded: per-gate fields
-    (``position``, ``tangent``, ``forward``, ``left``, ``right`` ``[E*G, 3]``,
-    ``orientation`` ``[E*G, 4]`` (x, y, z, w), ``half_size`` ``[E*G]``) hold env
-    ``e`` in rows ``[e*G, (e+1)*G)``, the first ``count[e]`` real; ``valid`` and
-    ``count`` are ``[E]`` int32. Arrays over the library's memory (no copy),
+    """One batch of gate courses, flat and NaN-padded: the fields of the C++
+    ``trackgen::GateSequence``, by its own field list (``GateSequence.fields``).
+    Per-gate fields (``position``, ...: ``[E*G, 3]`` points, ``orientation``
+    ``[E*G, 4]`` (x, y, z, w), ``[E*G]`` scalars) hold env ``e`` in rows
+    ``[e*G, (e+1)*G)``, the first ``count[e]`` real; per-env fields (``valid``,
+    ``count``) are ``[E]`` int32. Arrays over the library's memory (no copy),
     refilled by every ``generate()``; ``clone()`` keeps a batch."""
 
     __slots__ = ("_g",)
+    _native_attr = "_g"
 
     def __init__(self, native: "_trackgen._Gates") -> None:
         self._g = native
 
     num_envs = property(lambda self: self._g.num_envs, doc="Number of envs E.")
     max_gates = property(lambda self: self._g.max_gates, doc="Per-env stride G of the per-gate fields.")
-    position = property(lambda self: self._g.position, doc="Gate centres [E*G, 3] float32.")
-    tangent = property(lambda self: self._g.tangent, doc="Course tangent at each gate [E*G, 3] float32.")
-    forward = property(lambda self: self._g.forward, doc="Direction of passage [E*G, 3] float32.")
-    orientation = property(lambda self: self._g.orientation, doc="Gate frames [E*G, 4] (x, y, z, w) float32.")
-    half_size = property(lambda self: self._g.half_size, doc="Half the opening [E*G] float32.")
-    left = property(lambda self: self._g.left, doc="Left post [E*G, 3] float32.")
-    right = property(lambda self: self._g.right, doc="Right post [E*G, 3] float32.")
-    valid = property(lambda self: self._g.valid, doc="Validity 0/1 [E] int32.")
-    count = property(lambda self: self._g.count, doc="Real gates per env [E] int32.")
 
     def points(self, env: int, field: str = "position") -> np.ndarray:
         """The ``count[env]`` real rows of a per-gate field of env ``env`` (a view, host backends)."""
@@ -62,6 +55,10 @@ class GateSequence:
 
     def __repr__(self) -> str:
         return f"GateSequence(num_envs={self.num_envs}, max_gates={self.max_gates})"
+
+
+add_field_properties(GateSequence, _trackgen._Gates, "G", "trackgen::GateSequence")
+GateSequence.fields = _trackgen._Gates.fields
 
 
 class GateGenerator(Producer):

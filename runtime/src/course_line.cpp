@@ -1,5 +1,5 @@
 // CourseLine (see course_line.hpp).
-#include <trackgen/generators/detail/common.hpp>
+#include <trackgen/core/geometry.hpp>
 #include <trackgen/runtime/course_line.hpp>
 #include <trackgen/runtime/detail/common.hpp>
 
@@ -9,8 +9,8 @@ namespace {
 /// The uniform Catmull-Rom of docs/algorithms.md#generator-conventions in 3D: the
 /// plan-view curve and the height curve of the same basis.
 KOKKOS_INLINE_FUNCTION Vec3f catmull_rom3(Vec3f p0, Vec3f p1, Vec3f p2, Vec3f p3, float t) {
-  const Vec2f xy = detail::catmull_rom({p0.x, p0.y}, {p1.x, p1.y}, {p2.x, p2.y}, {p3.x, p3.y}, t);
-  const Vec2f z = detail::catmull_rom({p0.z, 0}, {p1.z, 0}, {p2.z, 0}, {p3.z, 0}, t);
+  const Vec2f xy = geom::catmull_rom({p0.x, p0.y}, {p1.x, p1.y}, {p2.x, p2.y}, {p3.x, p3.y}, t);
+  const Vec2f z = geom::catmull_rom({p0.z, 0}, {p1.z, 0}, {p2.z, 0}, {p3.z, 0}, t);
   return {xy.x, xy.y, z.x};
 }
 
@@ -31,10 +31,17 @@ struct LineKernel {
     const bool ok = n >= 3 && gates.valid(e) != 0;
     const int m = ok ? n * spg : 0;
     const std::size_t g = static_cast<std::size_t>(e) * G, b = static_cast<std::size_t>(e) * N;
-    for (int j = 0; j < N; ++j) {
-      line.center(b + j) = line.tangent(b + j) = line.outer(b + j) = line.inner(b + j) = line.normal(b + j) = nan3();
-      line.arclen(b + j) = nanf();
-      if (j >= m) continue;
+    // Every field of env e empty first (NaN rows, zero per-env entries); the
+    // line then writes the ones it defines.
+    Track<M>::for_each_field(line, [&](const char*, const auto& field, auto shape) {
+      using T = typename std::decay_t<decltype(field)>::value_type;
+      if constexpr (decltype(shape)::value) {
+        for (int j = 0; j < N; ++j) field(b + j) = empty_entry<T>(shape);
+      } else {
+        field(e) = empty_entry<T>(shape);
+      }
+    });
+    for (int j = 0; j < m; ++j) {
       const int i = j / spg;
       const float t = static_cast<float>(j % spg) / static_cast<float>(spg);
       line.center(b + j) = catmull_rom3(gates.position(g + (i + n - 1) % n), gates.position(g + i),
@@ -50,9 +57,6 @@ struct LineKernel {
     line.length(e) = static_cast<float>(acc);
     line.count(e) = m;
     line.valid(e) = ok ? 1 : 0;
-    line.winding(e) = 0.0f;
-    line.truncated(e) = 0;
-    line.sep_overflow(e) = 0;
     line.invalid_reason(e) = ok ? 0 : InvalidReason::generator;  // the gate course is invalid
   }
 };

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <trackgen/core/errors.hpp>
+#include <trackgen/core/fields.hpp>
 #include <trackgen/core/quat.hpp>
 #include <trackgen/core/views.hpp>
 
@@ -33,18 +34,7 @@ class GateSequence {
       throw ConfigError("trackgen::GateSequence: num_envs and max_gates must be >= 1, got " +
                         std::to_string(num_envs) + " and " + std::to_string(max_gates));
     }
-    const std::size_t gates = std::size_t(num_envs) * std::size_t(max_gates);
-    for_each_field(*this, *this, [&](const char* name, auto& field, const auto&, auto per_gate) {
-      using View = std::decay_t<decltype(field)>;
-      const std::string l = label("gates", name);
-      if constexpr (decltype(per_gate)::value) {
-        field = View(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, l), gates);
-        Kokkos::deep_copy(space, field, empty_gate<typename View::value_type>());
-      } else {
-        field = View(Kokkos::view_alloc(space, l), static_cast<std::size_t>(num_envs));
-      }
-    });
-    space.fence();
+    detail::allocate_fields(*this, space, "gates", num_envs, max_gates);
   }
 
   /// Deep copy into freshly allocated Views of memory space `Dst`.
@@ -53,10 +43,7 @@ class GateSequence {
     GateSequence<Dst> s;
     s.num_envs_ = num_envs_;
     s.max_gates_ = max_gates_;
-    for_each_field(s, *this, [](const char*, auto& dst, const auto& src, auto) {
-      dst = std::decay_t<decltype(dst)>(Kokkos::view_alloc(Kokkos::WithoutInitializing, src.label()), src.extent(0));
-      Kokkos::deep_copy(dst, src);
-    });
+    detail::clone_fields(s, *this);
     return s;
   }
 
@@ -66,21 +53,11 @@ class GateSequence {
   /// Bytes the fields of a GateSequence of `num_envs` envs of stride
   /// `max_gates` hold, computed without allocating (bytes() of such a one).
   static std::size_t bytes_for(int num_envs, int max_gates) {
-    const std::size_t gates = std::size_t(num_envs) * std::size_t(max_gates), envs = std::size_t(num_envs);
-    std::size_t b = 0;
-    GateSequence s;
-    for_each_field(s, s, [&](const char*, const auto& field, const auto&, auto per_gate) {
-      b += sizeof(typename std::decay_t<decltype(field)>::value_type) * (decltype(per_gate)::value ? gates : envs);
-    });
-    return b;
+    return detail::field_bytes_for<GateSequence>(num_envs, max_gates);
   }
 
   /// Bytes of memory held by the fields.
-  std::size_t bytes() const {
-    std::size_t b = 0;
-    for_each_field(*this, *this, [&](const char*, const auto& field, const auto&, auto) { b += view_bytes(field); });
-    return b;
-  }
+  std::size_t bytes() const { return detail::field_bytes(*this); }
 
   /// Number of envs E (callable in kernels that capture the sequence).
   KOKKOS_INLINE_FUNCTION int num_envs() const { return num_envs_; }
@@ -97,27 +74,17 @@ class GateSequence {
   view<int> valid;          ///< gate validity, 0/1 [E]
   view<int> count;          ///< real gates per env [E]
 
- private:
-  template <class>
-  friend class GateSequence;
-
-  template <class T>
-  static constexpr T empty_gate() {
-    if constexpr (std::is_same_v<T, Vec3f>) {
-      return nan3();
-    } else if constexpr (std::is_same_v<T, Quatf>) {
-      return nan_quat();
-    } else {
-      return nanf();
-    }
-  }
-
-  /// The one list of the fields: f(name, a.field, b.field, per_gate) in
-  /// declaration order; per_gate is std::true_type for the [E*G] fields.
+  /// The one list of the fields (trackgen/core/fields.hpp): calls
+  /// f(name, a.field, b.field, shape) for every field, in declaration order,
+  /// where `a` and `b` are GateSequences (the same one, or of two memory
+  /// spaces, const or not) and `shape` is PerPoint for the [E*G] per-gate
+  /// fields, PerEnv for the [E] ones. Every output of a GateSequence iterates
+  /// it; callable in kernels.
+  TRACKGEN_FIELD_VISITOR
   template <class A, class B, class F>
-  static void for_each_field(A& a, B& b, F&& f) {
-    constexpr std::true_type gate{};
-    constexpr std::false_type env{};
+  KOKKOS_FORCEINLINE_FUNCTION static void for_each_field(A& a, B& b, F&& f) {
+    constexpr PerPoint gate{};
+    constexpr PerEnv env{};
     f("position", a.position, b.position, gate);
     f("tangent", a.tangent, b.tangent, gate);
     f("forward", a.forward, b.forward, gate);
@@ -128,6 +95,17 @@ class GateSequence {
     f("valid", a.valid, b.valid, env);
     f("count", a.count, b.count, env);
   }
+
+  /// The same list over one GateSequence: f(name, s.field, shape).
+  TRACKGEN_FIELD_VISITOR
+  template <class S, class F>
+  KOKKOS_FORCEINLINE_FUNCTION static void for_each_field(S& s, F&& f) {
+    for_each_field(s, s, [&](const char* name, auto& field, const auto&, auto shape) { f(name, field, shape); });
+  }
+
+ private:
+  template <class>
+  friend class GateSequence;
 
   int num_envs_ = 0;
   int max_gates_ = 0;

@@ -1,6 +1,6 @@
 // Device geometry primitives of the pipeline and the generators
-// (docs/algorithms.md#pipeline): normalization, curvature, bands, crossings,
-// areas, turning and arc-length lookup.
+// (docs/algorithms.md#pipeline): the closed Catmull-Rom basis, normalization,
+// curvature, bands, crossings, areas, turning and arc-length lookup.
 // Header-only KOKKOS_INLINE_FUNCTIONs; per-env routines take a raw pointer to the
 // env's first point and a count, so a kernel (thread or team per env) composes
 // them over any flat [E*stride] buffer.
@@ -17,6 +17,25 @@ inline constexpr float pi_f = 3.14159265358979323846f;
 inline constexpr double pi_d = 3.14159265358979323846;
 inline constexpr float two_pi_f = 2.0f * pi_f;
 inline constexpr double two_pi_d = 2.0 * pi_d;
+
+/// The uniform Catmull-Rom segment (docs/algorithms.md#generator-conventions)
+/// through p1..p2 (with p0 before, p3 after)
+/// as its cubic's coefficients, which a segment's samples share.
+struct CatmullRom {
+  Vec2f a, b, c, d;
+  KOKKOS_INLINE_FUNCTION CatmullRom(Vec2f p0, Vec2f p1, Vec2f p2, Vec2f p3)
+      : a(2.0f * p1), b(p2 - p0), c(2.0f * p0 - 5.0f * p1 + 4.0f * p2 - p3), d(-p0 + 3.0f * p1 - 3.0f * p2 + p3) {}
+  /// 0.5 [2p1 + (p2-p0)u + (2p0 - 5p1 + 4p2 - p3)u^2 + (-p0 + 3p1 - 3p2 + p3)u^3].
+  KOKKOS_INLINE_FUNCTION Vec2f at(float u) const {
+    const float u2 = u * u, u3 = u2 * u;
+    return 0.5f * (a + b * u + c * u2 + d * u3);
+  }
+};
+
+/// Uniform Catmull-Rom through p1..p2 at u (CatmullRom::at).
+KOKKOS_INLINE_FUNCTION Vec2f catmull_rom(Vec2f p0, Vec2f p1, Vec2f p2, Vec2f p3, float u) {
+  return CatmullRom(p0, p1, p2, p3).at(u);
+}
 
 /// v / max(|v|, 1e-8) (NaN in, NaN out).
 KOKKOS_INLINE_FUNCTION Vec2f safe_norm2(Vec2f v) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <trackgen/core/errors.hpp>
+#include <trackgen/core/fields.hpp>
 #include <trackgen/core/invalid_reason.hpp>
 #include <trackgen/core/views.hpp>
 
@@ -28,18 +29,8 @@ class Track {
   /// returning. ConfigError unless both are >= 1.
   template <class ExecSpace>
   Track(const ExecSpace& space, int num_envs, int n_max) : num_envs_(num_envs), n_max_(n_max) {
-    const std::size_t points = checked_size(num_envs, n_max);
-    for_each_field(*this, *this, [&](const char* name, auto& field, const auto&, auto per_point) {
-      using View = std::decay_t<decltype(field)>;
-      const std::string l = label("track", name);
-      if constexpr (decltype(per_point)::value) {
-        field = View(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, l), points);
-        Kokkos::deep_copy(space, field, empty_point<typename View::value_type>());
-      } else {
-        field = View(Kokkos::view_alloc(space, l), static_cast<std::size_t>(num_envs));
-      }
-    });
-    space.fence();
+    check_shape(num_envs, n_max);
+    detail::allocate_fields(*this, space, "track", num_envs, n_max);
   }
 
   /// The same on the default instance of the memory space's own execution space
@@ -53,10 +44,7 @@ class Track {
     Track<Dst> t;
     t.num_envs_ = num_envs_;
     t.n_max_ = n_max_;
-    for_each_field(t, *this, [](const char*, auto& dst, const auto& src, auto) {
-      dst = std::decay_t<decltype(dst)>(Kokkos::view_alloc(Kokkos::WithoutInitializing, src.label()), src.extent(0));
-      Kokkos::deep_copy(dst, src);
-    });
+    detail::clone_fields(t, *this);
     return t;
   }
 
@@ -73,8 +61,8 @@ class Track {
     Track t;
     t.num_envs_ = n;
     t.n_max_ = n_max_;
-    for_each_field(t, *this, [&](const char*, auto& dst, const auto& src, auto per_point) {
-      const std::size_t stride = decltype(per_point)::value ? std::size_t(n_max_) : 1u;
+    for_each_field(t, *this, [&](const char*, auto& dst, const auto& src, auto shape) {
+      const std::size_t stride = decltype(shape)::value ? std::size_t(n_max_) : 1u;
       dst = std::decay_t<decltype(dst)>(src.data() + std::size_t(first) * stride, std::size_t(n) * stride);
     });
     return t;
@@ -84,23 +72,11 @@ class Track {
   Track<Kokkos::HostSpace> to_host() const { return clone<Kokkos::HostSpace>(); }
 
   /// Bytes of memory held by the Track's fields.
-  std::size_t bytes() const {
-    std::size_t b = 0;
-    for_each_field(*this, *this, [&](const char*, const auto& field, const auto&, auto) { b += view_bytes(field); });
-    return b;
-  }
+  std::size_t bytes() const { return detail::field_bytes(*this); }
 
   /// Bytes the fields of a Track of `num_envs` envs of stride `n_max` hold,
   /// computed without allocating (bytes() of such a Track).
-  static std::size_t bytes_for(int num_envs, int n_max) {
-    const std::size_t points = std::size_t(num_envs) * std::size_t(n_max), envs = std::size_t(num_envs);
-    std::size_t b = 0;
-    Track t;
-    for_each_field(t, t, [&](const char*, const auto& field, const auto&, auto per_point) {
-      b += sizeof(typename std::decay_t<decltype(field)>::value_type) * (decltype(per_point)::value ? points : envs);
-    });
-    return b;
-  }
+  static std::size_t bytes_for(int num_envs, int n_max) { return detail::field_bytes_for<Track>(num_envs, n_max); }
 
   /// Number of envs E and the stride N_max (callable in kernels that capture the Track).
   KOKKOS_INLINE_FUNCTION int num_envs() const { return num_envs_; }
@@ -120,35 +96,17 @@ class Track {
   view<int> sep_overflow;  ///< relaxation beads whose candidate cache overflowed [E]
   view<int> invalid_reason;  ///< why the track is invalid, InvalidReason bits; 0 for a valid track [E]
 
- private:
-  template <class>
-  friend class Track;
-
-  /// num_envs * n_max, checked before the first allocation.
-  static std::size_t checked_size(int num_envs, int n_max) {
-    if (num_envs < 1) throw ConfigError("trackgen::Track: num_envs must be >= 1, got " + std::to_string(num_envs));
-    if (n_max < 1) throw ConfigError("trackgen::Track: n_max must be >= 1, got " + std::to_string(n_max));
-    return std::size_t(num_envs) * std::size_t(n_max);
-  }
-
-  /// The value of padding and never-written entries of a per-point field.
-  template <class T>
-  static constexpr T empty_point() {
-    if constexpr (std::is_same_v<T, Vec3f>) {
-      return nan3();
-    } else {
-      return nanf();
-    }
-  }
-
-  /// The one list of the Track's fields: calls f(name, a.field, b.field,
-  /// per_point) for every field, in declaration order (`a` and `b` may be the
-  /// same Track, or Tracks of two memory spaces); per_point is std::true_type
-  /// for the [E*N_max] fields, std::false_type for the [E] ones.
+  /// The one list of the Track's fields (trackgen/core/fields.hpp): calls
+  /// f(name, a.field, b.field, shape) for every field, in declaration order,
+  /// where `a` and `b` are Tracks (the same one, or Tracks of two memory
+  /// spaces, const or not) and `shape` is PerPoint for the [E*N_max] fields,
+  /// PerEnv for the [E] ones. Every output of a Track iterates it; callable
+  /// in kernels.
+  TRACKGEN_FIELD_VISITOR
   template <class A, class B, class F>
-  static void for_each_field(A& a, B& b, F&& f) {
-    constexpr std::true_type point{};
-    constexpr std::false_type env{};
+  KOKKOS_FORCEINLINE_FUNCTION static void for_each_field(A& a, B& b, F&& f) {
+    constexpr PerPoint point{};
+    constexpr PerEnv env{};
     f("outer", a.outer, b.outer, point);
     f("center", a.center, b.center, point);
     f("inner", a.inner, b.inner, point);
@@ -162,6 +120,23 @@ class Track {
     f("truncated", a.truncated, b.truncated, env);
     f("sep_overflow", a.sep_overflow, b.sep_overflow, env);
     f("invalid_reason", a.invalid_reason, b.invalid_reason, env);
+  }
+
+  /// The same list over one Track: f(name, t.field, shape).
+  TRACKGEN_FIELD_VISITOR
+  template <class T, class F>
+  KOKKOS_FORCEINLINE_FUNCTION static void for_each_field(T& t, F&& f) {
+    for_each_field(t, t, [&](const char* name, auto& field, const auto&, auto shape) { f(name, field, shape); });
+  }
+
+ private:
+  template <class>
+  friend class Track;
+
+  /// ConfigError before the first allocation unless both are >= 1.
+  static void check_shape(int num_envs, int n_max) {
+    if (num_envs < 1) throw ConfigError("trackgen::Track: num_envs must be >= 1, got " + std::to_string(num_envs));
+    if (n_max < 1) throw ConfigError("trackgen::Track: n_max must be >= 1, got " + std::to_string(n_max));
   }
 
   int num_envs_ = 0;

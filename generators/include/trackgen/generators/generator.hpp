@@ -75,7 +75,8 @@ const GeneratorSpec<Space>& get_generator(const std::string& name);
 template <class Space>
 std::vector<std::string> available_generators();
 
-/// Names of the built-in generators (the same for every space).
+/// Names of the built-in generators (the same for every space), in the order of
+/// the registry's list of them (generators/src/registry.cpp).
 std::vector<std::string> builtin_generator_names();
 
 }  // namespace trackgen

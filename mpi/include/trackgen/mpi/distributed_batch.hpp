@@ -10,7 +10,9 @@
 // the per-env metric records (to rank 0), or the gathered tracks (to the root).
 #pragma once
 
+#include <trackgen/exec/producer.hpp>
 #include <trackgen/metrics/batch_stats.hpp>
+#include <trackgen/exec/producer.hpp>
 #include <trackgen/mpi/partition.hpp>
 #include <trackgen/pipeline/track_generator.hpp>
 
@@ -42,10 +44,9 @@ Track<Kokkos::HostSpace> gather_tracks(MPI_Comm comm, const std::vector<Slice>& 
                                        const Track<Kokkos::HostSpace>* local, int root = 0);
 
 template <class Space = Kokkos::DefaultExecutionSpace>
-class DistributedBatch {
+class DistributedBatch : public ProducerTypes<Space, Track<typename Space::memory_space>> {
  public:
-  using execution_space = Space;
-  using IntView = DView<std::int32_t, Space>;
+  using IntView = typename ProducerTypes<Space, Track<typename Space::memory_space>>::IntView;
   using track_type = Track<typename Space::memory_space>;
 
   /// Collective: the block partition of config.num_envs envs over the ranks of

@@ -22,6 +22,7 @@
 #include <trackgen/core/gate_sequence.hpp>
 #include <trackgen/core/seeds.hpp>
 #include <trackgen/exec/graph_runner.hpp>
+#include <trackgen/exec/producer.hpp>
 #include <trackgen/generators/gate_source.hpp>
 #include <trackgen/pipeline/gate_stages.hpp>
 
@@ -30,11 +31,16 @@
 namespace trackgen {
 
 template <class Space = Kokkos::DefaultExecutionSpace>
-class GateGenerator {
+class GateGenerator
+    : public Producer<GateGenerator<Space>, Space, GateGenConfig, GateSequence<typename Space::memory_space>> {
+  using Base = Producer<GateGenerator<Space>, Space, GateGenConfig, GateSequence<typename Space::memory_space>>;
+  friend Base;
+
  public:
-  using execution_space = Space;
-  using IntView = DView<std::int32_t, Space>;
+  using IntView = typename Base::IntView;
   using sequence_type = GateSequence<typename Space::memory_space>;
+  /// Names the producer in its program, profiling region and messages.
+  static constexpr const char* kind = "GateGenerator";
 
   /// Builds a producer for `config` (validated here, with the generator's
   /// orderings and capacity: ConfigError naming the field) on the instance
@@ -46,42 +52,20 @@ class GateGenerator {
   GateGenerator(const GateGenConfig& config, SeedState<Space> seeds);
   GateGenerator(const GateGenConfig& config, const IntView& seeds);
 
-  GateGenerator(const GateGenerator&) = delete;
-  GateGenerator& operator=(const GateGenerator&) = delete;
-
-  /// Generates the whole batch and returns the (same) GateSequence. Repeated
-  /// calls with unchanged seeds return the identical batch.
-  const sequence_type& generate();
-  /// Generates on `ctx`: records into it when it is a caller's capture,
-  /// otherwise runs under the producer's policy on ctx's instance.
-  const sequence_type& generate(const LaunchContext<Space>& ctx);
-  /// Regenerates only the envs with mask[e] != 0 ([E] int32 View), advancing
-  /// their epochs first when `advance`; all other envs stay bit-identical. One
-  /// self-graph is cached per (mask pointer, advance).
-  const sequence_type& generate(const IntView& mask, bool advance = false);
-  /// Masked regeneration on `ctx`.
-  const sequence_type& generate(const LaunchContext<Space>& ctx, const IntView& mask, bool advance = false);
-  /// As generate(); ConfigError unless `num_envs == config().num_envs`.
-  const sequence_type& generate(int num_envs);
+  // generate(), generate(ctx), generate(mask, advance), generate(ctx, mask,
+  // advance), generate(num_envs), config(), space(), capturable() (always
+  // true: every stage is STATIC), policy(), set_policy(), runner() and
+  // program(): see Producer (trackgen/exec/producer.hpp).
 
   /// The GateSequence written by generate() (allocated at construction).
   const sequence_type& gates() const { return gates_; }
-  const GateGenConfig& config() const { return config_; }
   /// The seeds and epochs (set(), advance() and effective() are const; the
   /// bound View cannot be swapped under the recorded graphs).
-  const SeedState<Space>& seeds() const { return seeds_; }
-  const Space& space() const { return ctx_.space(); }
+  const SeedState<Space>& seeds() const { return this->seeds_; }
   /// The resolved stage parameters.
   const GateParams& params() const { return params_; }
   /// The gate generator's spec.
   const GateGeneratorSpec<Space>& spec() const { return *spec_; }
-  /// Whether the whole program may be recorded into a caller's capture (always).
-  bool capturable() const { return program_.capturable(); }
-  /// Execution policy of generate() (default Policy::automatic: self-graph replay).
-  Policy policy() const { return policy_; }
-  void set_policy(Policy p) { policy_ = p; }
-  const GraphRunner<Space>& runner() const { return runner_; }
-  const Program<Space>& program() const { return program_; }
   /// [E] gates of the last generate() whose forward fell back (vertical or
   /// zero tangent): a diagnostic.
   const IntView& frame_fallbacks() const { return fallbacks_; }
@@ -93,18 +77,17 @@ class GateGenerator {
   std::size_t device_bytes() const;
 
  private:
-  void enqueue_body(const LaunchContext<Space>& ctx);
-  Program<Space> make_program();
-  Program<Space> make_masked_program(const IntView& mask, bool advance);
-  const sequence_type& run(const Program<Space>& program, const LaunchContext<Space>& ctx, std::optional<GraphKey> key);
+  using Base::config_;
+  using Base::seed_buf_;
 
-  GateGenConfig config_;
+  // The hooks of Producer.
+  Stage<Space> body_stage();
+  std::vector<BufferRef> masked_writes() const;
+  void enqueue_body(const LaunchContext<Space>& ctx);
+  const sequence_type& output() const { return gates_; }
+
   const GateGeneratorSpec<Space>* spec_;
   GateParams params_;
-  LaunchContext<Space> ctx_;
-  SeedState<Space> seeds_;
-  IntView seed_buf_;
-  IntView any_flag_;
   std::unique_ptr<GateSource<Space>> source_;
   DView<Vec2f, Space> anchors_;            // [E*S]
   DView<std::uint64_t, Space> sort_keys_;  // [E*S]
@@ -114,9 +97,6 @@ class GateGenerator {
   DView<float, Space> cum_, z_;            // [E*G]
   IntView fallbacks_;                      // [E]
   sequence_type gates_;
-  Program<Space> program_;
-  GraphRunner<Space> runner_;
-  Policy policy_ = Policy::automatic;
 };
 
 }  // namespace trackgen

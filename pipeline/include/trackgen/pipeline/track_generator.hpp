@@ -32,13 +32,16 @@
 #include <trackgen/core/seeds.hpp>
 #include <trackgen/core/track.hpp>
 #include <trackgen/exec/graph_runner.hpp>
+#include <trackgen/exec/producer.hpp>
 #include <trackgen/generators/generator.hpp>
-#include <trackgen/pipeline/stages.hpp>
 
 #include <memory>
 #include <vector>
 
 namespace trackgen {
+
+template <class Space>
+class PipelineBuffers;  // internal: trackgen/pipeline/detail/stages.hpp
 
 namespace detail {
 template <class Space>
@@ -46,11 +49,16 @@ class MaskedLane;
 }  // namespace detail
 
 template <class Space = Kokkos::DefaultExecutionSpace>
-class TrackGenerator {
+class TrackGenerator
+    : public Producer<TrackGenerator<Space>, Space, TrackGenConfig, Track<typename Space::memory_space>> {
+  using Base = Producer<TrackGenerator<Space>, Space, TrackGenConfig, Track<typename Space::memory_space>>;
+  friend Base;
+
  public:
-  using execution_space = Space;
-  using IntView = DView<std::int32_t, Space>;
+  using IntView = typename Base::IntView;
   using track_type = Track<typename Space::memory_space>;
+  /// Names the producer in its program, profiling region and messages.
+  static constexpr const char* kind = "TrackGenerator";
 
   /// Builds a producer for `config` (validated here; ConfigError on bad fields)
   /// on the execution-space instance `space` (every allocation and launch),
@@ -64,31 +72,11 @@ class TrackGenerator {
   TrackGenerator(const TrackGenConfig& config, SeedState<Space> seeds);
   TrackGenerator(const TrackGenConfig& config, const IntView& seeds);
 
-  TrackGenerator(const TrackGenerator&) = delete;
-  TrackGenerator& operator=(const TrackGenerator&) = delete;
   ~TrackGenerator();
 
-  /// Generates the whole batch and returns the (same) Track. Repeated calls with
-  /// unchanged seeds return the identical batch.
-  const track_type& generate();
-
-  /// Generates on `ctx`: records into it when it is a caller's capture
-  /// (NotCapturableError before any work if the generator has HOST stages),
-  /// otherwise runs under the producer's policy on ctx's instance.
-  const track_type& generate(const LaunchContext<Space>& ctx);
-
-  /// Regenerates only the envs with mask[e] != 0 ([E] int32 View), advancing
-  /// their epochs first when `advance`; all other envs stay bit-identical. The
-  /// body is skipped on the device when the mask is all zero. One self-graph is
-  /// cached per (mask pointer, advance).
-  const track_type& generate(const IntView& mask, bool advance = false);
-
-  /// Masked regeneration on `ctx`: records into it when it is a caller's
-  /// capture, otherwise runs under the producer's policy on ctx's instance.
-  const track_type& generate(const LaunchContext<Space>& ctx, const IntView& mask, bool advance = false);
-
-  /// As generate(); throws ConfigError unless `num_envs == config().num_envs`.
-  const track_type& generate(int num_envs);
+  // generate(), generate(ctx), generate(mask, advance), generate(ctx, mask,
+  // advance), generate(num_envs), config(), space(), capturable(), policy(),
+  // set_policy(), runner() and program(): see Producer (trackgen/exec/producer.hpp).
 
   /// Binds another [E] int32 View of base seeds to a producer built on a bound
   /// View (SeedState::rebind; epochs kept). The producer's own graphs are
@@ -99,26 +87,14 @@ class TrackGenerator {
 
   /// The Track written by generate() (allocated at construction).
   const track_type& track() const { return track_; }
-  const TrackGenConfig& config() const { return config_; }
-  SeedState<Space>& seeds() { return seeds_; }
-  const Space& space() const { return ctx_.space(); }
-  /// Whether the whole program may be recorded into a caller's capture (the
-  /// generator has no HOST stage).
-  bool capturable() const { return program_.capturable(); }
-  /// Execution policy of generate() (default Policy::automatic: self-graph replay).
-  Policy policy() const { return policy_; }
-  void set_policy(Policy p) { policy_ = p; }
-  /// The producer's runner (its self-graphs, keys, ...).
-  const GraphRunner<Space>& runner() const { return runner_; }
-  /// The producer's program: its stages in order.
-  const Program<Space>& program() const { return program_; }
+  SeedState<Space>& seeds() { return this->seeds_; }
   /// The constant-spacing chain of the last generate(), before the relaxation
   /// ([E*N_max], track().count real points per env, NaN padding): what the
   /// metrics layer compares the relaxed centerline with.
-  const DView<Vec2f, Space>& pre_relax_centerline() const { return buffers_.cs_center; }
+  const DView<Vec2f, Space>& pre_relax_centerline() const;
   /// The generator's raw output of the last generate() ([E*N] closed loops,
   /// N = config().num_points), before any resample.
-  const DView<Vec2f, Space>& generator_centerline() const { return buffers_.gen_centerline; }
+  const DView<Vec2f, Space>& generator_centerline() const;
   /// Envs per round of a masked generation (num_envs when it regenerates the
   /// whole batch; see the file comment).
   int masked_lane_envs() const;
@@ -134,45 +110,45 @@ class TrackGenerator {
   /// + masked-regeneration lane).
   std::size_t device_bytes() const;
   /// Bytes of device memory held by the pipeline's scratch alone.
-  std::size_t pipeline_bytes() const { return buffers_.device_bytes(); }
+  std::size_t pipeline_bytes() const;
 
  private:
-  /// Emits the work after the seed stage: generator and pipeline stages.
+  using Base::any_flag_;
+  using Base::config_;
+  using Base::ctx_;
+  using Base::program_;
+  using Base::runner_;
+  using Base::seed_buf_;
+  using Base::seeds_;
+
+  // The hooks of Producer.
+  Stage<Space> body_stage();
+  std::vector<BufferRef> masked_writes() const;
   void enqueue_body(const LaunchContext<Space>& ctx);
+  const track_type& output() const { return track_; }
+  Program<Space> make_masked_program(const IntView& mask, bool advance);
+  void before_generate() { refresh_seed_binding(); }
+  void after_run(const LaunchContext<Space>& ctx);
+
   /// Runs the generator and the stages on the window of envs
   /// [at, at + window_) with `generator` and the scratch of `buffers`.
   void run_window(const LaunchContext<Space>& ctx, Generator<Space>& generator, const PipelineBuffers<Space>& buffers,
                   int at);
-  /// Builds the program of a full generation.
-  Program<Space> make_program();
-  /// Builds the program of a masked generation.
-  Program<Space> make_masked_program(const IntView& mask, bool advance);
   /// After the seeds View was replaced: drops the self-graphs, rebuilds the
   /// program, and warns when a caller's capture recorded the old one.
   void refresh_seed_binding();
-  /// Runs `program` on ctx under the policy, then the host-side truncation check.
-  const track_type& run(const Program<Space>& program, const LaunchContext<Space>& ctx,
-                        std::optional<GraphKey> key);
 
-  TrackGenConfig config_;
-  LaunchContext<Space> ctx_;
-  SeedState<Space> seeds_;
-  IntView seed_buf_;
-  IntView any_flag_;
   const GeneratorSpec<Space>* spec_;
   int parts_;   // threads that run windows at once (window_threads())
   int window_;  // envs per window of the batch (each generator's batch)
   std::vector<std::unique_ptr<Generator<Space>>> generators_;  // one per window thread
   compat::ThreadPartitions<Space> partitions_;                 // the window threads (parts_ > 1)
-  PipelineBuffers<Space> buffers_;
+  std::unique_ptr<PipelineBuffers<Space>> buffers_;            // the stages' scratch
   track_type track_;
   IntView padded_;  // [E] the row from which each env's Track rows hold padding (inflate's `padded`)
   std::unique_ptr<detail::MaskedLane<Space>> lane_;  // null: masked generation recomputes the whole batch
-  Program<Space> program_;
-  GraphRunner<Space> runner_;
-  Policy policy_ = Policy::automatic;
-  const std::int32_t* recorded_seeds_ = nullptr;  // the seeds View the program and graphs read
-  bool caller_recorded_ = false;                   // generate(ctx) recorded into a caller's capture
+  const std::int32_t* recorded_seeds_ = nullptr;     // the seeds View the program and graphs read
+  bool caller_recorded_ = false;                     // generate(ctx) recorded into a caller's capture
 };
 
 }  // namespace trackgen

@@ -16,7 +16,9 @@ struct BezierParams : PointFamilyParams {
   FloatRange scale{};
   FloatRange clamp{};
 
-  /// Resolves and checks (ConfigError naming the field) a config.
+  /// Resolves a config that passed its field table's checks
+  /// (TrackGenConfig::validate, or GateGenConfig::validate for the
+  /// track_config() of a gate source): the bounds live there only.
   static BezierParams from_config(const TrackGenConfig& config);
   /// Dense samples per env, M = P * npseg.
   int dense_stride() const { return num_slots * npseg; }

@@ -22,7 +22,9 @@ struct CheckpointParams {
   float lookahead_frac = 0.0f;
   float target = 0.0f;  ///< normalized_extent * scale
 
-  /// Resolves and checks (ConfigError naming the field) a config.
+  /// Resolves a config that passed its field table's checks
+  /// (TrackGenConfig::validate, or GateGenConfig::validate for the
+  /// track_config() of a gate source): the bounds live there only.
   static CheckpointParams from_config(const TrackGenConfig& config);
   /// Candidate slots E * K.
   int num_slots() const { return num_envs * num_candidates; }

@@ -13,7 +13,9 @@
 //
 // Scratch is owned by the calling generator and allocated at its construction
 // (ArcScratch); the launchers allocate nothing. Launchers are explicitly
-// instantiated for every enabled execution space in common.cpp.
+// instantiated for every enabled execution space in common.cpp. What the gate
+// pipeline shares with the generators (the angle sort, NORM, the normalized
+// extent) is in loops.hpp, the closed Catmull-Rom basis in core/geometry.hpp.
 #pragma once
 
 #include <trackgen/core/config.hpp>
@@ -23,6 +25,7 @@
 #include <trackgen/core/spaces.hpp>
 #include <trackgen/core/views.hpp>
 #include <trackgen/exec/launch_context.hpp>
+#include <trackgen/generators/detail/loops.hpp>
 #include <trackgen/generators/generator.hpp>
 
 #include <cstddef>
@@ -47,21 +50,11 @@ struct PointFamilyParams {
   int num_cells = 0;       ///< int(1 / (2 * min_point_distance)), in double from the decimal value
   float cell_size = 0.0f;  ///< 2 * min_point_distance
 
-  /// Resolves and checks a config; ConfigError naming "trackgen::<generator>",
-  /// the field and the rule.
-  static PointFamilyParams from_config(const TrackGenConfig& config, const std::string& generator);
+  /// Resolves a config that passed its field table's checks
+  /// (TrackGenConfig::validate, or GateGenConfig::validate for the
+  /// track_config() of a gate source): the bounds live there only.
+  static PointFamilyParams from_config(const TrackGenConfig& config);
 };
-
-/// Throws the ConfigError of a generator's parameter check:
-/// "trackgen::<generator>: <field> = <value> is invalid (<rule>)".
-[[noreturn]] void param_error(const std::string& generator, const std::string& field, const std::string& value,
-                              const std::string& rule);
-
-/// The checks every generator makes: num_envs >= 1 and num_points >= min_points.
-void check_batch_params(const TrackGenConfig& config, const std::string& generator, int min_points);
-
-/// num_points_per_segment >= 2 (the generators that sample spline segments).
-void check_segment_params(const TrackGenConfig& config, const std::string& generator);
 
 /// "TrackGen::generators::<gen>::<name>".
 inline std::string gen_label(const std::string& gen, const char* name) {
@@ -89,11 +82,6 @@ void check_generate_args(const char* api, std::size_t num_envs, std::size_t num_
                       std::to_string(out_valid.extent(0)) + "]");
   }
 }
-
-/// The longest bounding-box side, per unit of `scale`, of the generators that
-/// normalize their loops (polar, voronoi, checkpoint): about the longest
-/// extent of a bezier loop at scale 1, so every family has a similar size.
-inline constexpr float normalized_extent = 1.44f;
 
 /// Sum of view_bytes over `views`.
 template <class... V>
@@ -226,37 +214,12 @@ KOKKOS_INLINE_FUNCTION CubicWeights cubic_weights(float u) {
   return {v * v * v, 3.0f * u * v * v, 3.0f * u * u * v, u * u * u};
 }
 
-/// The uniform Catmull-Rom segment through p1..p2 (with p0 before, p3 after)
-/// as its cubic's coefficients, which a segment's samples share.
-struct CatmullRom {
-  Vec2f a, b, c, d;
-  KOKKOS_INLINE_FUNCTION CatmullRom(Vec2f p0, Vec2f p1, Vec2f p2, Vec2f p3)
-      : a(2.0f * p1), b(p2 - p0), c(2.0f * p0 - 5.0f * p1 + 4.0f * p2 - p3), d(-p0 + 3.0f * p1 - 3.0f * p2 + p3) {}
-  /// 0.5 [2p1 + (p2-p0)u + (2p0 - 5p1 + 4p2 - p3)u^2 + (-p0 + 3p1 - 3p2 + p3)u^3].
-  KOKKOS_INLINE_FUNCTION Vec2f at(float u) const {
-    const float u2 = u * u, u3 = u2 * u;
-    return 0.5f * (a + b * u + c * u2 + d * u3);
-  }
-};
-
-/// Uniform Catmull-Rom through p1..p2 at u (CatmullRom::at).
-KOKKOS_INLINE_FUNCTION Vec2f catmull_rom(Vec2f p0, Vec2f p1, Vec2f p2, Vec2f p3, float u) {
-  return CatmullRom(p0, p1, p2, p3).at(u);
-}
+/// The closed Catmull-Rom basis (trackgen/core/geometry.hpp).
+using geom::catmull_rom;
+using geom::CatmullRom;
 
 // ---------------------------------------------------------------------------
 // Kernel launchers
-
-/// Prune-then-sort of the point family (the angle sort), one team per
-/// env: m = clamp(count[e], 1, stride); the angle keys of raw[e*stride, +m)
-/// (angle_sort_keys) into keys[e*stride, +m), compat::team_sort of them, then
-/// sorted[e*stride + i] = the raw corner of the i-th key for i < m, NaN for
-/// i >= m. The same result as the original system's per-thread stable insertion
-/// sort, bit for bit. Label: `label`.
-template <class Space>
-void sort_by_angle(const LaunchContext<Space>& ctx, const std::string& label, const DView<std::int32_t, Space>& count,
-                   const DView<Vec2f, Space>& raw, const DView<std::uint64_t, Space>& keys,
-                   const DView<Vec2f, Space>& sorted, int stride);
 
 /// The two dense samplings of closed control loops.
 enum class ClosedCurve {
@@ -456,16 +419,6 @@ void xcount_selected(const LaunchContext<Space>& ctx, const std::string& prefix,
 template <class Space>
 void xcount(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts, int stride,
             const DView<std::int32_t, Space>& count, const DView<std::int32_t, Space>& out_count);
-
-/// NORM(target) (docs/algorithms.md#generator-conventions) of pts[e*stride, e*stride + n),
-/// e < pts.extent(0) / stride, in place: bbox
-/// of the env's finite points, centre c, extent = max(w, h),
-/// s = target / max(extent, 1e-8), p <- (p - c) * s (NaN points stay NaN). One
-/// team per env (min/max reductions are exact, hence order-independent).
-/// Label: <prefix>normalize.
-template <class Space>
-void normalize_bbox(const LaunchContext<Space>& ctx, const std::string& prefix, const DView<Vec2f, Space>& pts,
-                    int stride, int n, float target);
 
 /// out_valid[e] = 1 for every env (the generators' stage flag). Label:
 /// <prefix>valid.

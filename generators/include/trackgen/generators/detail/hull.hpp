@@ -13,7 +13,9 @@ struct HullParams : PointFamilyParams {
   float scale = 1.0f;         ///< config.scale (no style variant)
   float displacement = 0.0f;  ///< hull_displacement
 
-  /// Resolves and checks (ConfigError naming the field) a config.
+  /// Resolves a config that passed its field table's checks
+  /// (TrackGenConfig::validate, or GateGenConfig::validate for the
+  /// track_config() of a gate source): the bounds live there only.
   static HullParams from_config(const TrackGenConfig& config);
   /// Augmented loop stride 2P.
   int aug_stride() const { return 2 * num_slots; }

@@ -18,7 +18,9 @@ struct PolarParams {
   float angular_jitter = 0.0f;  ///< clamped to [0, 0.45]
   float target = 0.0f;          ///< normalized_extent * scale
 
-  /// Resolves and checks (ConfigError naming the field) a config.
+  /// Resolves a config that passed its field table's checks
+  /// (TrackGenConfig::validate, or GateGenConfig::validate for the
+  /// track_config() of a gate source): the bounds live there only.
   static PolarParams from_config(const TrackGenConfig& config);
 };
 

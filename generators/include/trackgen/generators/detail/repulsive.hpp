@@ -66,6 +66,8 @@ struct RepulsiveParams {
   float sobolev_s = 0.0f;  ///< (beta - 1) / (2 alpha)
   RepulsiveKernelParams kp;
 
+  /// Resolves a config that passed TrackGenConfig::validate (the repulsive
+  /// stages' rules and every bound live in its field table only).
   static RepulsiveParams from_config(const TrackGenConfig& config);
   /// Whether iteration `it` ends with a stall test (final stage, (it+1) % W == 0).
   bool stall_at(int it) const;

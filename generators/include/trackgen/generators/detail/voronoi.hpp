@@ -20,7 +20,9 @@ struct VoronoiParams {
   float angular_jitter = 0.0f;  ///< radians
   float target = 0.0f;          ///< normalized_extent * scale
 
-  /// Resolves and checks (ConfigError naming the field) a config.
+  /// Resolves a config that passed its field table's checks
+  /// (TrackGenConfig::validate, or GateGenConfig::validate for the
+  /// track_config() of a gate source): the bounds live there only.
   static VoronoiParams from_config(const TrackGenConfig& config);
   /// Chaikin loop stride 2K.
   int aug_stride() const { return 2 * num_anchors; }

@@ -1,7 +1,10 @@
-// The track pipeline after the generator (docs/algorithms.md#pipeline):
-// constant-spacing resample, relaxation, inflation and validity, as separate
-// stage functions over the preallocated PipelineBuffers, so a benchmark can time
-// each stage and a graph layer can record them (docs/design.md#adding-a-pipeline-stage).
+// Internal (in-tree, not installed; not in the umbrella header): the track
+// pipeline after the generator (docs/algorithms.md#pipeline): constant-spacing
+// resample, relaxation, inflation and validity, as separate stage functions over
+// the preallocated PipelineBuffers, so a benchmark (perf/) and the tests can time
+// and check each stage, and a graph layer can record them
+// (docs/design.md#adding-a-pipeline-stage). TrackGenerator holds its buffers
+// behind a pointer, so its public header does not bring this one in.
 //
 // Every stage:
 //  - issues all of its device work through the LaunchContext (one instance);

@@ -15,7 +15,9 @@
 // Nothing here reads device data on the host until stats(): the loop is a
 // fixed sequence of launches on one execution-space instance.
 //
-// sim_loop.cpp runs it; the `trackgen drive` command and a test use it too.
+// The `trackgen drive` command runs it (apps/drive.cpp); examples/sim_loop.cpp
+// runs it as an embedding would, and tests/test_sim_loop.cpp checks it. It uses
+// the public API only.
 #pragma once
 
 #include <trackgen/trackgen.hpp>
