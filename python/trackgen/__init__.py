@@ -17,7 +17,7 @@ from typing import Any, Mapping, Optional, Union
 import numpy as np
 
 from . import _trackgen
-from ._common import JsonConfig, Producer, add_field_properties
+from ._common import JsonConfig, Producer, add_field_properties, check_env_index
 from ._trackgen import backend, concurrency, gate_generators, generators, git_revision, is_initialized
 from .course import Course, StepResult
 from .gates import GateGenConfig, GateGenerator, GateSequence
@@ -98,8 +98,7 @@ class Track:
 
     def points(self, env: int, field: str = "center") -> np.ndarray:
         """The ``count[env]`` real rows of a per-point field of env ``env`` (a view, host backends)."""
-        if not 0 <= env < self.num_envs:
-            raise ValueError(f"trackgen.Track.points: env must be in [0, {self.num_envs}), got {env}")
+        env = check_env_index(env, self.num_envs, "trackgen.Track.points")
         n = int(self.count[env])
         return getattr(self, field)[env * self.n_max : env * self.n_max + n]
 
