@@ -54,8 +54,9 @@ Batch batch_from_arrays(const std::string& api, const nb::dict& arrays, int num_
     for (const FieldInfo& f : field_infos<Batch>()) known = known || name == f.name;
     if (!known) throw ConfigError(api + ": unknown field '" + name + "'");
   }
+  const Space space = initialized_space();
   const DeviceLock lock;
-  Batch b(Space(), num_envs, stride);
+  Batch b(space, num_envs, stride);
   Batch::for_each_field(b, [&](const char* name, auto& field, auto shape) {
     if (!arrays.contains(name)) return;
     using V = std::decay_t<decltype(field)>;

@@ -256,7 +256,7 @@ void bind_utilities(nb::module_& m) {
           "__init__",
           [](PyCheckpointSampler* self, const PyTrack& t, float spacing, std::optional<int> max_checkpoints) {
             t.check_alive("track_gen.checkpoints.CheckpointSampler");
-            new (self) PyCheckpointSampler("track_gen.checkpoints.CheckpointSampler", Space(), t.track, spacing,
+            new (self) PyCheckpointSampler("track_gen.checkpoints.CheckpointSampler", initialized_space(), t.track, spacing,
                                            max_checkpoints);
           },
           nb::arg("track"), nb::arg("spacing"), nb::arg("max_checkpoints") = nb::none())
@@ -281,7 +281,7 @@ void bind_utilities(nb::module_& m) {
           "__init__",
           [](PyProgress* self, const PyCheckpoints& c) {
             c.check_alive("track_gen.progress.ProgressTracker");
-            new (self) PyProgress("track_gen.progress.ProgressTracker", Space(), c.set);
+            new (self) PyProgress("track_gen.progress.ProgressTracker", initialized_space(), c.set);
           },
           nb::arg("checkpoints"))
       .def("arrays",
@@ -310,7 +310,7 @@ void bind_utilities(nb::module_& m) {
           "__init__",
           [](PyLocalizer* self, const PyTrack& t, std::optional<int> warm_window, std::optional<float> relock) {
             t.check_alive("track_gen.localize.TrackLocalizer");
-            new (self) PyLocalizer("track_gen.localize.TrackLocalizer", Space(), t.track, warm_window, relock);
+            new (self) PyLocalizer("track_gen.localize.TrackLocalizer", initialized_space(), t.track, warm_window, relock);
           },
           nb::arg("track"), nb::arg("warm_window") = nb::none(), nb::arg("relock_distance") = nb::none())
       .def("arrays", [](nb::handle self) {
@@ -337,7 +337,7 @@ void bind_utilities(nb::module_& m) {
         {
           nb::gil_scoped_release unlocked;
           const DeviceLock lock;
-          out = curvature(Space(), t.track, window);
+          out = curvature(initialized_space(), t.track, window);
         }
         return buffer_array(out);
       },
@@ -362,12 +362,12 @@ void bind_utilities(nb::module_& m) {
           nb::gil_scoped_release unlocked;
           const DeviceLock lock;
           if (kappa) {
-            out = DView<float, Space>(Kokkos::view_alloc(Space(), "TrackGen::python::speed"), rows);
+            out = DView<float, Space>(Kokkos::view_alloc(initialized_space(), "TrackGen::python::speed"), rows);
             const Ctx ctx{Space()};
             compute_speed_profile(ctx, t.track, limits, k, out);
             ctx.space().fence();
           } else {
-            out = speed_profile(Space(), t.track, limits, window);
+            out = speed_profile(initialized_space(), t.track, limits, window);
           }
         }
         return buffer_array(out);
@@ -385,7 +385,7 @@ void bind_utilities(nb::module_& m) {
             const char* api = "track_gen.collision.CollisionChecker";
             t.check_alive(api);
             const auto g = grid(sdf_resolution, sdf_padding, api);
-            new (self) PyCollision(api, Space(), t.track, max_boxes, collision_method(method), g);
+            new (self) PyCollision(api, initialized_space(), t.track, max_boxes, collision_method(method), g);
           },
           nb::arg("track"), nb::arg("max_boxes"), nb::arg("method") = "segments", nb::arg("sdf_resolution") = 128,
           nb::arg("sdf_padding") = nb::none())
@@ -429,9 +429,9 @@ void bind_utilities(nb::module_& m) {
             const char* api = "track_gen.collision.DiscChecker";
             const auto dv = in<Vec3f>(d, api, "discs");
             if (count) {
-              new (self) PyDiscs(api, Space(), dv, radius, max_boxes, alias<std::int32_t>(*count, api, "count"));
+              new (self) PyDiscs(api, initialized_space(), dv, radius, max_boxes, alias<std::int32_t>(*count, api, "count"));
             } else {
-              new (self) PyDiscs(api, Space(), dv, radius, max_boxes, num_envs.value_or(0));
+              new (self) PyDiscs(api, initialized_space(), dv, radius, max_boxes, num_envs.value_or(0));
             }
           },
           nb::arg("discs"), nb::arg("radius"), nb::arg("max_boxes"), nb::arg("num_envs") = nb::none(),
@@ -459,7 +459,7 @@ void bind_utilities(nb::module_& m) {
           [](PyFrames* self, const PyGates& g, float radius, float thickness, float depth, int window) {
             const char* api = "track_gen.collision_frames.FrameChecker";
             g.check_alive(api);
-            new (self) PyFrames(api, Space(), g.gates, radius, thickness, depth, window);
+            new (self) PyFrames(api, initialized_space(), g.gates, radius, thickness, depth, window);
           },
           nb::arg("gates"), nb::arg("radius"), nb::arg("frame_thickness"), nb::arg("frame_depth"),
           nb::arg("window") = 4)
@@ -506,7 +506,7 @@ void bind_utilities(nb::module_& m) {
             if (mode != "points" && mode != "segments") {
               throw ConfigError(std::string(api) + ": mode must be \"points\" or \"segments\", got \"" + mode + "\"");
             }
-            new (self) PyProps(api, Space(), t.track, spacing,
+            new (self) PyProps(api, initialized_space(), t.track, spacing,
                                boundary == "inner" ? PropBoundary::inner : PropBoundary::outer,
                                mode == "points" ? PropMode::points : PropMode::segments, max_props);
           },
@@ -539,7 +539,7 @@ void bind_utilities(nb::module_& m) {
           [](PyHeightField* self, const PyTrack& t, int resolution, std::optional<float> padding) {
             const char* api = "track_gen.heightfield.HeightFieldBaker";
             t.check_alive(api);
-            new (self) PyHeightField(api, Space(), t.track, grid(resolution, padding, api));
+            new (self) PyHeightField(api, initialized_space(), t.track, grid(resolution, padding, api));
           },
           nb::arg("track"), nb::arg("resolution") = 128, nb::arg("padding") = nb::none())
       .def("bake",
@@ -561,7 +561,7 @@ void bind_utilities(nb::module_& m) {
           [](PyCourseLine* self, const PyGates& g, int samples_per_gate) {
             const char* api = "track_gen.course_line.CourseLine";
             g.check_alive(api);
-            new (self) PyCourseLine(api, Space(), g.gates, samples_per_gate);
+            new (self) PyCourseLine(api, initialized_space(), g.gates, samples_per_gate);
           },
           nb::arg("gates"), nb::arg("samples_per_gate") = 8)
       .def("refresh",
