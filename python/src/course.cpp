@@ -191,6 +191,11 @@ class PyCourse : public Holder {
     space_.fence();
   }
 
+  double seconds_per_step(int n) {
+    check_alive("trackgen.Course.step");
+    return seconds_per_call(space_, n, [&] { course_->step(); });
+  }
+
   void regenerate(const HostInts& mask, bool advance) {
     check_alive("trackgen.Course.regenerate");
     check_extent("trackgen.Course.regenerate", "mask", mask.shape(0), mask_.extent(0));
@@ -372,6 +377,8 @@ void bind_course(nb::module_& m) {
           "__init__", [](PyCourse* self, nb::handle fields) { new (self) PyCourse(course_config(fields)); },
           nb::arg("fields"))
       .def("step", &PyCourse::step, nb::call_guard<nb::gil_scoped_release>())
+      .def("_seconds_per_step", &PyCourse::seconds_per_step, nb::arg("n"),
+           "Benchmark hook: seconds per step() of a loop of n in C++ (perf).")
       .def("regenerate", &PyCourse::regenerate, nb::arg("mask"), nb::arg("advance"),
            nb::call_guard<nb::gil_scoped_release>())
       .def("reset", &PyCourse::reset, nb::arg("mask"), nb::call_guard<nb::gil_scoped_release>())

@@ -9,6 +9,7 @@
 #include <trackgen/core/fields.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace trackgen::python {
@@ -80,6 +81,11 @@ Batch batch_from_arrays(const std::string& api, const nb::dict& arrays, int num_
   });
   return b;
 }
+
+/// Seconds per call of `f` (then a fence of `space`) in a C++ loop of `n`
+/// calls, without the GIL, under the DeviceLock: the C++ side of the Python
+/// overhead benchmark (perf/python_overhead.py).
+double seconds_per_call(const Space& space, int n, const std::function<void()>& f);
 
 /// Registers the bindings of the runtime utilities.
 void bind_utilities(nb::module_& m);

@@ -15,6 +15,8 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -122,6 +124,22 @@ void launch(const Space& space, F&& f) {
   space.fence();
 }
 
+}  // namespace
+
+double seconds_per_call(const Space& space, int n, const std::function<void()>& f) {
+  if (n < 1) throw ConfigError("track_gen: the timing loop needs n >= 1, got " + std::to_string(n));
+  nb::gil_scoped_release unlocked;
+  const DeviceLock lock;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) {
+    f();
+    space.fence();
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
+}
+
+namespace {
+
 /// Binds the box checkers' common methods (bind_inputs, query in both modes).
 template <class Py, class Cls>
 void bind_box_checker(Cls& cls) {
@@ -140,6 +158,13 @@ void bind_box_checker(Cls& cls) {
              auto& u = p.get();
              launch(u.space(), [&] { u.query(); });
            })
+      .def(
+          "_seconds_per_query",
+          [](Py& p, int n) {
+            auto& u = p.get();
+            return seconds_per_call(u.space(), n, [&] { u.query(); });
+          },
+          nb::arg("n"), "Benchmark hook: seconds per bound query() of a loop of n in C++ (perf).")
       .def(
           "query_arrays",
           [](Py& p, const InFloats& pos, const InFloats& rot, const InFloats& he) {
@@ -174,6 +199,17 @@ void bind_position_reader(Cls& cls, const char* name) {
                launch(u.space(), [&] { u.query(); });
              }
            })
+      .def(
+          ("_seconds_per_" + std::string(name)).c_str(),
+          [](Py& p, int n) {
+            auto& u = p.get();
+            if constexpr (std::is_same_v<Py, PyProgress>) {
+              return seconds_per_call(u.space(), n, [&] { u.update(); });
+            } else {
+              return seconds_per_call(u.space(), n, [&] { u.query(); });
+            }
+          },
+          nb::arg("n"), "Benchmark hook: seconds per bound call of a loop of n in C++ (perf).")
       .def(
           (std::string(name) + "_arrays").c_str(),
           [name](Py& p, const InFloats& pos) {

@@ -103,10 +103,12 @@ def _to_native_value(v: Any) -> Any:
 def _make(cls_name: str, native: Any, api: str, extra: dict, doc: str) -> type:
     defaults = _native_defaults(native)
     native_names = tuple(defaults)
-    fields = [("device", str, dataclasses.field(default="cpu"))]
+    fields = []
     for name, default in list(defaults.items()) + list(extra.items()):
         kind = Any if default is None else type(default)
         fields.append((name, kind, dataclasses.field(default=default)))
+        if name == "generator":  # the original's order: generator, device, num_envs, ...
+            fields.append(("device", str, dataclasses.field(default="cpu")))
 
     def __post_init__(self) -> None:
         check_device(self.device, api)
