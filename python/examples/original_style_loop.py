@@ -96,8 +96,10 @@ def main():
         if step and step % args.episode == 0:
             episode += 1
             ev = progress.events
-            print(f"episode {episode}: valid {valid.sum()}/{E}, laps {ev.laps.numpy()[valid].sum()}, "
-                  f"checkpoints passed {ev.progress.numpy()[valid].sum()}")
+            print(
+                f"episode {episode}: valid {valid.sum()}/{E}, laps {ev.laps.numpy()[valid].sum()}, "
+                f"checkpoints passed {ev.progress.numpy()[valid].sum()}"
+            )
             new_episode(1000 * episode)
             valid = track.valid.numpy().astype(bool)
 
@@ -125,14 +127,20 @@ def main():
         if step == args.steps - 1:
             totals["laps"] = int(ev.laps.numpy()[valid].sum())
             lateral = np.abs(frame.n.numpy()[valid])
-            print(f"last step: mean |n| {lateral.mean():.4f} (weave 0.05 / 0.13), mean clearance "
-                  f"{np.nanmean(contacts.distance.numpy()[valid]):.4f}, segment of env 0: {frame.segment.numpy()[0]}")
+            print(
+                f"last step: mean |n| {lateral.mean():.4f} (weave 0.05 / 0.13), mean clearance "
+                f"{np.nanmean(contacts.distance.numpy()[valid]):.4f}, segment of env 0: {frame.segment.numpy()[0]}"
+            )
 
     wall = time.perf_counter() - t_start
-    print(f"{args.steps} steps x {E} envs: checkpoints passed {totals['passed']}, laps in the last episode "
-          f"{totals['laps']}, out-of-bounds car-steps {totals['oob_steps']}, wrong-way passes {totals['wrong_way']}, "
-          f"total reward {totals['reward']:.1f}")
-    print(f"wall {wall:.2f} s; library calls (update + query + query) {1e6 * library_seconds / args.steps:.1f} us per step")
+    print(
+        f"{args.steps} steps x {E} envs: checkpoints passed {totals['passed']}, laps in the last episode "
+        f"{totals['laps']}, out-of-bounds car-steps {totals['oob_steps']}, wrong-way passes {totals['wrong_way']}, "
+        f"total reward {totals['reward']:.1f}"
+    )
+    print(
+        f"wall {wall:.2f} s; library calls (update + query + query) {1e6 * library_seconds / args.steps:.1f} us per step"
+    )
 
 
 if __name__ == "__main__":

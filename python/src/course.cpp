@@ -376,6 +376,15 @@ void bind_course(nb::module_& m) {
       .def(
           "__init__", [](PyCourse* self, nb::handle fields) { new (self) PyCourse(course_config(fields)); },
           nb::arg("fields"))
+      .def_static(
+          "validate",
+          [](nb::handle fields) {
+            const CourseConfig c = course_config(fields);
+            c.validate(c.mode == CourseMode::gates ? available_gate_generators<Space>()
+                                                   : available_generators<Space>());
+          },
+          nb::arg("fields"),
+          "Validates a CourseConfig given as a dict (ValueError naming the field), allocating nothing.")
       .def("step", &PyCourse::step, nb::call_guard<nb::gil_scoped_release>())
       .def("_seconds_per_step", &PyCourse::seconds_per_step, nb::arg("n"),
            "Benchmark hook: seconds per step() of a loop of n in C++ (perf).")

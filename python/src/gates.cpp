@@ -46,8 +46,8 @@ void bind_gates(nb::module_& m) {
       .def_static(
           "_from_arrays",
           [](const nb::dict& arrays, int num_envs, int max_gates) {
-            return new PyGates(batch_from_arrays<GateSequence<MemSpace>>("track_gen.GateSequence", arrays, num_envs,
-                                                                         max_gates));
+            return new PyGates(
+                batch_from_arrays<GateSequence<MemSpace>>("track_gen.GateSequence", arrays, num_envs, max_gates));
           },
           nb::arg("arrays"), nb::arg("num_envs"), nb::arg("max_gates"),
           "A sequence whose fields named in `arrays` alias those arrays (the others empty).");
@@ -66,8 +66,9 @@ void bind_gates(nb::module_& m) {
           },
           nb::arg("config"), nb::arg("seeds"))
       .def("gates", [](const PyGateGenerator& g) { return new PyGates(g.producer().gates()); })
-      .def_prop_ro("frame_fallbacks",
-                   [](nb::handle s) { return export_view(nb::cast<const PyGateGenerator&>(s).producer().frame_fallbacks(), s); });
+      .def_prop_ro("frame_fallbacks", [](nb::handle s) {
+        return export_view(nb::cast<const PyGateGenerator&>(s).producer().frame_fallbacks(), s);
+      });
   bind_producer_methods<PyGateGenerator>(gen);
 }
 

@@ -33,7 +33,8 @@ DView<T, Space> alias(const A& a, const std::string& api, const char* name) {
                       "), got " + std::to_string(a.ndim()) + " dimensions");
   }
   if constexpr (!host_memory) {
-    throw ConfigError(api + ": " + name + ": this build's library memory is on a device; host arrays cannot be aliased");
+    throw ConfigError(api + ": " + name +
+                      ": this build's library memory is on a device; host arrays cannot be aliased");
   } else {
     using S = typename detail::scalar_of<T>::type;
     auto* data = reinterpret_cast<T*>(const_cast<S*>(static_cast<const S*>(a.data())));
@@ -62,7 +63,8 @@ Batch batch_from_arrays(const std::string& api, const nb::dict& arrays, int num_
     if (!arrays.contains(name)) return;
     using V = std::decay_t<decltype(field)>;
     using T = typename V::value_type;
-    const std::size_t rows = decltype(shape)::value ? std::size_t(num_envs) * std::size_t(stride) : std::size_t(num_envs);
+    const std::size_t rows =
+        decltype(shape)::value ? std::size_t(num_envs) * std::size_t(stride) : std::size_t(num_envs);
     V view;
     if constexpr (std::is_same_v<T, std::int32_t>) {
       InInts a;
@@ -70,7 +72,8 @@ Batch batch_from_arrays(const std::string& api, const nb::dict& arrays, int num_
       view = alias<T>(a, api, name);
     } else {
       InFloats a;
-      if (!nb::try_cast(arrays[name], a)) throw ConfigError(api + ": " + name + " must be a C-contiguous float32 array");
+      if (!nb::try_cast(arrays[name], a))
+        throw ConfigError(api + ": " + name + " must be a C-contiguous float32 array");
       view = alias<T>(a, api, name);
     }
     if (view.extent(0) != rows) {

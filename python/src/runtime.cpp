@@ -78,8 +78,8 @@ void initialize(std::optional<int> threads) {
   std::lock_guard guard(init_mutex());
   if (finalized) throw std::runtime_error("trackgen.initialize: Kokkos was finalized (interpreter exit)");
   if (threads && (*threads < 1 || *threads > max_threads())) {
-    throw ConfigError("trackgen.initialize: num_threads " + std::to_string(*threads) + " is out of range; must be >= 1 and " +
-                      bound_text());
+    throw ConfigError("trackgen.initialize: num_threads " + std::to_string(*threads) +
+                      " is out of range; must be >= 1 and " + bound_text());
   }
   if (Kokkos::is_initialized()) {
     if (threads && *threads != Kokkos::DefaultHostExecutionSpace().concurrency()) {

@@ -65,7 +65,8 @@ IntView mask_view(const std::optional<InInts>& mask, const std::string& api) {
 CollisionMethod collision_method(const std::string& name) {
   if (name == "segments") return CollisionMethod::segments;
   if (name == "sdf") return CollisionMethod::sdf;
-  throw ConfigError("track_gen.collision.CollisionChecker: method must be \"segments\" or \"sdf\", got \"" + name + "\"");
+  throw ConfigError("track_gen.collision.CollisionChecker: method must be \"segments\" or \"sdf\", got \"" + name +
+                    "\"");
 }
 
 GridOptions grid(int resolution, std::optional<float> padding, const std::string& api) {
@@ -199,29 +200,27 @@ void bind_position_reader(Cls& cls, const char* name) {
                launch(u.space(), [&] { u.query(); });
              }
            })
-      .def(
-          ("_seconds_per_" + std::string(name)).c_str(),
-          [](Py& p, int n) {
-            auto& u = p.get();
-            if constexpr (std::is_same_v<Py, PyProgress>) {
-              return seconds_per_call(u.space(), n, [&] { u.update(); });
-            } else {
-              return seconds_per_call(u.space(), n, [&] { u.query(); });
-            }
-          },
-          nb::arg("n"), "Benchmark hook: seconds per bound call of a loop of n in C++ (perf).")
-      .def(
-          (std::string(name) + "_arrays").c_str(),
-          [name](Py& p, const InFloats& pos) {
-            auto& u = p.get();
-            const auto v = in<Vec3f>(pos, (std::string(p.api) + "." + name).c_str(), "position");
-            if constexpr (std::is_same_v<Py, PyProgress>) {
-              launch(u.space(), [&] { u.update(v); });
-            } else {
-              launch(u.space(), [&] { u.query(v); });
-            }
-          },
-          nb::arg("position"))
+      .def(("_seconds_per_" + std::string(name)).c_str(),
+           [](Py& p, int n) {
+             auto& u = p.get();
+             if constexpr (std::is_same_v<Py, PyProgress>) {
+               return seconds_per_call(u.space(), n, [&] { u.update(); });
+             } else {
+               return seconds_per_call(u.space(), n, [&] { u.query(); });
+             }
+           },
+           nb::arg("n"), "Benchmark hook: seconds per bound call of a loop of n in C++ (perf).")
+      .def((std::string(name) + "_arrays").c_str(),
+           [name](Py& p, const InFloats& pos) {
+             auto& u = p.get();
+             const auto v = in<Vec3f>(pos, (std::string(p.api) + "." + name).c_str(), "position");
+             if constexpr (std::is_same_v<Py, PyProgress>) {
+               launch(u.space(), [&] { u.update(v); });
+             } else {
+               launch(u.space(), [&] { u.query(v); });
+             }
+           },
+           nb::arg("position"))
       .def(
           "reset",
           [](Py& p, const std::optional<InInts>& mask) {
@@ -292,8 +291,8 @@ void bind_utilities(nb::module_& m) {
           "__init__",
           [](PyCheckpointSampler* self, const PyTrack& t, float spacing, std::optional<int> max_checkpoints) {
             t.check_alive("track_gen.checkpoints.CheckpointSampler");
-            new (self) PyCheckpointSampler("track_gen.checkpoints.CheckpointSampler", initialized_space(), t.track, spacing,
-                                           max_checkpoints);
+            new (self) PyCheckpointSampler("track_gen.checkpoints.CheckpointSampler", initialized_space(), t.track,
+                                           spacing, max_checkpoints);
           },
           nb::arg("track"), nb::arg("spacing"), nb::arg("max_checkpoints") = nb::none())
       .def("sample",
@@ -320,23 +319,22 @@ void bind_utilities(nb::module_& m) {
             new (self) PyProgress("track_gen.progress.ProgressTracker", initialized_space(), c.set);
           },
           nb::arg("checkpoints"))
-      .def("arrays",
-           [](nb::handle self) {
-             auto& u = nb::cast<PyProgress&>(self).get();
-             const auto& e = u.events();
-             return ArrayDict(self)
-                 .put("passed", e.passed)
-                 .put("checkpoint_passed", e.checkpoint_passed)
-                 .put("next_checkpoint", e.next_checkpoint)
-                 .put("laps", e.laps)
-                 .put("progress", e.progress)
-                 .put("wrong_way", e.wrong_way)
-                 .put("wrong_checkpoint", e.wrong_checkpoint)
-                 .put("dist_to_next", e.dist_to_next)
-                 .put("next_checkpoint_state", u.next_checkpoint_state())
-                 .put("previous_position", u.previous_position())
-                 .done();
-           });
+      .def("arrays", [](nb::handle self) {
+        auto& u = nb::cast<PyProgress&>(self).get();
+        const auto& e = u.events();
+        return ArrayDict(self)
+            .put("passed", e.passed)
+            .put("checkpoint_passed", e.checkpoint_passed)
+            .put("next_checkpoint", e.next_checkpoint)
+            .put("laps", e.laps)
+            .put("progress", e.progress)
+            .put("wrong_way", e.wrong_way)
+            .put("wrong_checkpoint", e.wrong_checkpoint)
+            .put("dist_to_next", e.dist_to_next)
+            .put("next_checkpoint_state", u.next_checkpoint_state())
+            .put("previous_position", u.previous_position())
+            .done();
+      });
   bind_position_reader<PyProgress>(progress, "update");
 
   // --- TrackLocalizer
@@ -346,7 +344,8 @@ void bind_utilities(nb::module_& m) {
           "__init__",
           [](PyLocalizer* self, const PyTrack& t, std::optional<int> warm_window, std::optional<float> relock) {
             t.check_alive("track_gen.localize.TrackLocalizer");
-            new (self) PyLocalizer("track_gen.localize.TrackLocalizer", initialized_space(), t.track, warm_window, relock);
+            new (self)
+                PyLocalizer("track_gen.localize.TrackLocalizer", initialized_space(), t.track, warm_window, relock);
           },
           nb::arg("track"), nb::arg("warm_window") = nb::none(), nb::arg("relock_distance") = nb::none())
       .def("arrays", [](nb::handle self) {
@@ -465,7 +464,8 @@ void bind_utilities(nb::module_& m) {
             const char* api = "track_gen.collision.DiscChecker";
             const auto dv = in<Vec3f>(d, api, "discs");
             if (count) {
-              new (self) PyDiscs(api, initialized_space(), dv, radius, max_boxes, alias<std::int32_t>(*count, api, "count"));
+              new (self)
+                  PyDiscs(api, initialized_space(), dv, radius, max_boxes, alias<std::int32_t>(*count, api, "count"));
             } else {
               new (self) PyDiscs(api, initialized_space(), dv, radius, max_boxes, num_envs.value_or(0));
             }

@@ -45,7 +45,11 @@ def test_objects_are_built_and_used_off_the_main_thread():
     assert gates.gates.count.shape == (4,)
     course = in_thread(lambda: trackgen.Course(gen={"num_envs": 4}, checkpoint_spacing=0.3))
     in_thread(course.step)
-    t = in_thread(lambda: track_gen.TrackGenerator(track_gen.TrackGenConfig(num_envs=4), track_gen.PerEnvSeededRNG(0, 4)).generate())
+    t = in_thread(
+        lambda: track_gen.TrackGenerator(
+            track_gen.TrackGenConfig(num_envs=4), track_gen.PerEnvSeededRNG(0, 4)
+        ).generate()
+    )
     assert np.array_equal(t.center.numpy(), gen.track.center, equal_nan=True)
 
 
@@ -69,7 +73,9 @@ def test_initialize_bounds_the_thread_count():
     )
     assert r.returncode == 0, r.stderr
     assert "ValueError" in r.stdout and "at most" in r.stdout and r.stdout.strip().endswith("False")
-    r = run_python("import os, trackgen\nos.environ['OMP_NUM_THREADS'] = '100000'\ntrackgen.TrackGenerator(num_envs=2)\n")
+    r = run_python(
+        "import os, trackgen\nos.environ['OMP_NUM_THREADS'] = '100000'\ntrackgen.TrackGenerator(num_envs=2)\n"
+    )
     assert r.returncode != 0 and "too many threads" in r.stderr
 
 

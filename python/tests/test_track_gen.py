@@ -32,9 +32,23 @@ def make(num_envs=E, seed=0, **fields):
 
 def test_every_name_of_the_original_surface_is_exported():
     assert track_gen.__version__ == "0.1.0"
-    for name in ["TrackGenerator", "TrackGenConfig", "Track", "GateGenerator", "GateGenConfig", "GateSequence",
-                 "PerEnvSeededRNG", "collision", "props", "checkpoints", "progress", "localize", "course",
-                 "heightfield", "set_capturing"]:
+    for name in [
+        "TrackGenerator",
+        "TrackGenConfig",
+        "Track",
+        "GateGenerator",
+        "GateGenConfig",
+        "GateSequence",
+        "PerEnvSeededRNG",
+        "collision",
+        "props",
+        "checkpoints",
+        "progress",
+        "localize",
+        "course",
+        "heightfield",
+        "set_capturing",
+    ]:
         assert hasattr(track_gen, name), name
     modules = {
         "collision": ["CollisionChecker", "BoxContact", "DiscChecker", "DiscContact"],
@@ -62,23 +76,62 @@ def test_every_name_of_the_original_surface_is_exported():
 def test_config_defaults_are_the_originals():
     c = track_gen.TrackGenConfig()
     assert dataclasses.is_dataclass(c)
-    expected = dict(generator="bezier", device="cpu", num_envs=1, min_num_points=9, max_num_points=13,
-                    num_points_per_segment=30, min_point_distance=0.05, rad=0.4, edgy=0.0, scale=1.0,
-                    handle_clamp_frac=0.4, hull_displacement=0.15, style_sampling=False, rad_range=None,
-                    checkpoint_count=12, checkpoint_radius_min_frac=0.33, polar_num_knots=12,
-                    voronoi_num_sites=256, voronoi_site_layout="void_ring", repulsive_stages=(64, 128, 256),
-                    half_width=0.1, num_points=256, output_mode="constant_spacing", N_max=384, turning_tol=0.1,
-                    relax_enable=True, relax_solver="xpbd", relax_iters=50, relax_accel="chebyshev",
-                    relax_cheby_rho=0.98, relax_margin=0.15, z_profile="flat", z_control_points=10,
-                    max_regen_iters=10, energy_steps=800, tp_iters=100, smooth_finish=False, num_harmonics=5)
+    expected = dict(
+        generator="bezier",
+        device="cpu",
+        num_envs=1,
+        min_num_points=9,
+        max_num_points=13,
+        num_points_per_segment=30,
+        min_point_distance=0.05,
+        rad=0.4,
+        edgy=0.0,
+        scale=1.0,
+        handle_clamp_frac=0.4,
+        hull_displacement=0.15,
+        style_sampling=False,
+        rad_range=None,
+        checkpoint_count=12,
+        checkpoint_radius_min_frac=0.33,
+        polar_num_knots=12,
+        voronoi_num_sites=256,
+        voronoi_site_layout="void_ring",
+        repulsive_stages=(64, 128, 256),
+        half_width=0.1,
+        num_points=256,
+        output_mode="constant_spacing",
+        N_max=384,
+        turning_tol=0.1,
+        relax_enable=True,
+        relax_solver="xpbd",
+        relax_iters=50,
+        relax_accel="chebyshev",
+        relax_cheby_rho=0.98,
+        relax_margin=0.15,
+        z_profile="flat",
+        z_control_points=10,
+        max_regen_iters=10,
+        energy_steps=800,
+        tp_iters=100,
+        smooth_finish=False,
+        num_harmonics=5,
+    )
     for name, value in expected.items():
         assert getattr(c, name) == value, name
     assert c.spacing == pytest.approx(0.06)  # auto-filled 0.6 * half_width
     assert c.min_angle == pytest.approx(0.21817, abs=1e-5)
     assert c.validity_border_check is True  # TrackGen's deliberate default (the original: False)
     g = track_gen.GateGenConfig()
-    for name, value in dict(min_gates=4, max_gates=32, gate_radius=0.025, gate_solve_iters=8, gate_width=0.0,
-                            gate_ordering="ccw", gate_align="yaw_only", device="cpu").items():
+    for name, value in dict(
+        min_gates=4,
+        max_gates=32,
+        gate_radius=0.025,
+        gate_solve_iters=8,
+        gate_width=0.0,
+        gate_ordering="ccw",
+        gate_align="yaw_only",
+        device="cpu",
+    ).items():
         assert getattr(g, name) == value, name
 
 

@@ -16,8 +16,9 @@ E = 6
 
 
 def track_config(**extra):
-    fields = dict(mode="track", gen=track_gen.TrackGenConfig(num_envs=E), seeds=3, checkpoint_spacing=0.3,
-                  collision="segments")
+    fields = dict(
+        mode="track", gen=track_gen.TrackGenConfig(num_envs=E), seeds=3, checkpoint_spacing=0.3, collision="segments"
+    )
     fields.update(extra)
     return CourseConfig(**fields)
 
@@ -65,7 +66,9 @@ def test_track_course_step_equals_the_utilities():
     course.regenerate(mask)
     for e in range(E):
         n = track.N_max
-        same = np.array_equal(snap.center.numpy()[e * n : (e + 1) * n], track.center.numpy()[e * n : (e + 1) * n], equal_nan=True)
+        same = np.array_equal(
+            snap.center.numpy()[e * n : (e + 1) * n], track.center.numpy()[e * n : (e + 1) * n], equal_nan=True
+        )
         assert same == (e != 2)
     course.generate(seeds=np.arange(100, 100 + E, dtype=np.int32))
     assert course.rng.seeds_warp.numpy().tolist() == list(range(100, 100 + E))
@@ -95,8 +98,11 @@ def test_gates_course_posts_and_frames():
     pos[e] = gates.points(e, "left")[0]  # on a post
     r = course.step()
     assert isinstance(r.contacts, DiscContact) and r.contacts.hit.numpy()[e] == 1 and r.frame is not None
-    frames = Course(CourseConfig(mode="gates", gen=gcfg, frame_collision=True, frame_thickness=0.01,
-                                 frame_depth=0.01, agent_radius=0.01))
+    frames = Course(
+        CourseConfig(
+            mode="gates", gen=gcfg, frame_collision=True, frame_thickness=0.01, frame_depth=0.01, agent_radius=0.01
+        )
+    )
     frames.generate()
     frames.bind(np.zeros((E, 3), np.float32))
     assert type(frames.step().contacts).__name__ == "FrameContact"
@@ -113,8 +119,10 @@ def test_course_config_rules():
     with pytest.raises(ValueError, match="gate_width"):
         CourseConfig(mode="gates", gen=track_gen.GateGenConfig(num_envs=E))
     with pytest.raises(ValueError, match="checkpoint_spacing"):
-        Course(track_config(checkpoint_spacing=None))
+        track_config(checkpoint_spacing=None)
     with pytest.raises(ValueError, match="post_radius"):
-        Course(track_config(post_radius=0.1))  # a gates option in track mode
+        track_config(post_radius=0.1)  # a gates option in track mode
+    with pytest.raises(ValueError, match="sdf_resolution"):
+        track_config(collision="segments", sdf_resolution=64)  # an sdf option without the sdf backend
     with pytest.raises(ValueError, match="seeds"):
         track_config(seeds=np.zeros(E + 1, np.int32))

@@ -73,8 +73,11 @@ def test_track_from_arrays_is_zero_copy_and_checked(circle):
 
 def box_inputs(positions, half=0.01):
     n = len(positions)
-    return (np.asarray(positions, np.float32), np.tile(np.float32([0, 0, 0, 1]), (n, 1)),
-            np.full((n, 2), half, np.float32))
+    return (
+        np.asarray(positions, np.float32),
+        np.tile(np.float32([0, 0, 0, 1]), (n, 1)),
+        np.full((n, 2), half, np.float32),
+    )
 
 
 def test_collision_segments_by_hand(circle):
@@ -143,7 +146,9 @@ def test_checkpoints_progress_laps_and_wrong_way(circle):
     assert sampler.step.numpy()[0] == pytest.approx(N * CHORD / n, rel=1e-5)
     m = cps.stride
     assert np.allclose(cps.position.numpy()[0], [1, 0, 0], atol=1e-6)
-    assert np.allclose(cps.left.numpy()[0], [0.9, 0, 0], atol=1e-6) and np.allclose(cps.right.numpy()[0], [1.1, 0, 0], atol=1e-6)
+    assert np.allclose(cps.left.numpy()[0], [0.9, 0, 0], atol=1e-6) and np.allclose(
+        cps.right.numpy()[0], [1.1, 0, 0], atol=1e-6
+    )
     assert np.allclose(cps.tangent.numpy()[0], [0, 1, 0], atol=2e-2) and cps.up_half.numpy()[0] == pytest.approx(1e30)
     assert np.isnan(cps.position.numpy()[n]).all() and m >= n
     assert sampler.sample() is cps
@@ -212,7 +217,9 @@ def test_props_along_the_outer_border(circle):
     assert p is ps.props and p.count.numpy().tolist() == [n, n] and p.truncated.numpy().tolist() == [0, 0]
     assert p.step.numpy()[0] == pytest.approx(perimeter / n, rel=1e-5)
     assert np.allclose(p.position.numpy()[0], [1.1, 0, 0], atol=1e-5)
-    assert p.yaw.numpy()[0] == pytest.approx(math.pi / 2, abs=2e-2) and p.length.numpy()[0] == pytest.approx(perimeter / n, rel=1e-5)
+    assert p.yaw.numpy()[0] == pytest.approx(math.pi / 2, abs=2e-2) and p.length.numpy()[0] == pytest.approx(
+        perimeter / n, rel=1e-5
+    )
     seg = PropSampler(t, 0.5, boundary="inner", mode="segments").props
     assert np.linalg.norm(seg.position.numpy()[0, :2]) < 0.9
     with pytest.raises(ValueError, match="boundary"):
@@ -225,7 +232,9 @@ def test_heightfield_of_a_raised_flat_track():
     h = hf.bake()
     assert h is hf.heightfield and h.res == 16 and h.height.shape == (E * 256,)
     assert np.allclose(h.height.numpy(), 0.5)
-    assert np.allclose(h.lo.numpy()[0], [-1.32, -1.32], atol=1e-4) and np.allclose(h.hi.numpy()[0], [1.32, 1.32], atol=1e-4)
+    assert np.allclose(h.lo.numpy()[0], [-1.32, -1.32], atol=1e-4) and np.allclose(
+        h.hi.numpy()[0], [1.32, 1.32], atol=1e-4
+    )
     with pytest.raises(ValueError, match="resolution"):
         HeightFieldBaker(t, resolution=4)
 
@@ -258,8 +267,14 @@ def test_gate_checkpoints_course_line_and_frames(gates):
     r = fc.query()
     assert r.hit.numpy()[e] == 1 and r.depth.numpy()[e] > 0
     # Your own arrays as checkpoints: a gate across x = 1 facing +x.
-    own = CheckpointSet(np.float32([[1, 0, 0]]), np.float32([[1, 1, 0]]), np.float32([[1, -1, 0]]),
-                        np.float32([[1, 0, 0]]), np.float32([1.0]), np.int32([1]))
+    own = CheckpointSet(
+        np.float32([[1, 0, 0]]),
+        np.float32([[1, 1, 0]]),
+        np.float32([[1, -1, 0]]),
+        np.float32([[1, 0, 0]]),
+        np.float32([1.0]),
+        np.int32([1]),
+    )
     pt = ProgressTracker(own)
     pt.update(np.float32([[0, 0, 0]]))
     assert pt.update(np.float32([[2, 0, 0]])).passed.numpy().tolist() == [1]

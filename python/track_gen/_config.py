@@ -103,6 +103,7 @@ def _to_native_value(v: Any) -> Any:
 def _make(cls_name: str, native: Any, api: str, extra: dict, doc: str) -> type:
     defaults = _native_defaults(native)
     native_names = tuple(defaults)
+    tuple_fields = tuple(n for n, v in defaults.items() if isinstance(v, tuple))
     fields = []
     for name, default in list(defaults.items()) + list(extra.items()):
         kind = Any if default is None else type(default)
@@ -112,6 +113,10 @@ def _make(cls_name: str, native: Any, api: str, extra: dict, doc: str) -> type:
 
     def __post_init__(self) -> None:
         check_device(self.device, api)
+        for name in tuple_fields:  # lists and arrays of a tuple field, as the tuple of their values
+            v = getattr(self, name)
+            if isinstance(v, (list, np.ndarray)):
+                object.__setattr__(self, name, tuple(np.asarray(v).tolist()))
         for name, default in _TRACK_EXPERIMENTAL.items() if "num_harmonics" in extra else ():
             if getattr(self, name) != default:
                 raise ValueError(
@@ -202,4 +207,3 @@ GateGenConfig = _make(
     fewest anchors the generator writes (docs/differences.md).
     """,
 )
-

@@ -38,7 +38,9 @@ def _check_num(value: Any, num_envs: int, api: str) -> None:
     if value is None:
         return
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{api}: the argument must be None or the int num_envs = {num_envs}, got {type(value).__name__}")
+        raise TypeError(
+            f"{api}: the argument must be None or the int num_envs = {num_envs}, got {type(value).__name__}"
+        )
     if int(value) != num_envs:
         raise ValueError(f"{api}: this generator's batch is num_envs = {num_envs} envs, got {int(value)}")
 
@@ -105,9 +107,7 @@ class TrackGenerator(_Generator):
                 raise UnsupportedSetting(f"{self._api}: smooth_finish=True is oracle-only; leave it False")
             names = _trackgen.generators()
             if config.generator not in names:
-                raise ValueError(
-                    f"{self._api}: unknown generator {config.generator!r}; available: {', '.join(names)}"
-                )
+                raise ValueError(f"{self._api}: unknown generator {config.generator!r}; available: {', '.join(names)}")
         super().__init__(config, rng)
         self._track = Track._wrap(self._g.track_rw())
 

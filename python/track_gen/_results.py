@@ -42,5 +42,7 @@ class Result:
 
 def results_from(cls: type, arrays: Mapping[str, np.ndarray], prefix: str = "", **extra: Any):
     """An instance of ``cls`` over the arrays named ``prefix + field`` of ``arrays``."""
-    fields = {k[len(prefix) :]: Array(v) for k, v in arrays.items() if k.startswith(prefix) and "." not in k[len(prefix) :]}
+    fields = {
+        k[len(prefix) :]: Array(v) for k, v in arrays.items() if k.startswith(prefix) and "." not in k[len(prefix) :]
+    }
     return cls(**fields, **extra)

@@ -108,7 +108,9 @@ class CheckpointSampler:
         if not isinstance(spacing, numbers.Real) or not spacing > 0:
             raise ValueError(f"{api}: spacing must be > 0, got {spacing!r}")
         if max_checkpoints is not None and (
-            isinstance(max_checkpoints, bool) or not isinstance(max_checkpoints, numbers.Integral) or max_checkpoints < 3
+            isinstance(max_checkpoints, bool)
+            or not isinstance(max_checkpoints, numbers.Integral)
+            or max_checkpoints < 3
         ):
             raise ValueError(f"{api}: max_checkpoints must be None or an int >= 3, got {max_checkpoints!r}")
         self.track = track

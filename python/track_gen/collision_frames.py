@@ -31,7 +31,13 @@ class FrameChecker:
     _api = "track_gen.collision_frames.FrameChecker"
 
     def __init__(
-        self, seq: GateSequence, num_envs: int, radius: float, frame_thickness: float, frame_depth: float, window: int = 4
+        self,
+        seq: GateSequence,
+        num_envs: int,
+        radius: float,
+        frame_thickness: float,
+        frame_depth: float,
+        window: int = 4,
     ) -> None:
         api = self._api
         if not isinstance(seq, GateSequence):
@@ -44,7 +50,9 @@ class FrameChecker:
         if isinstance(window, bool) or not isinstance(window, numbers.Integral) or window < 1:
             raise ValueError(f"{api}: window must be an int >= 1, got {window!r}")
         self.seq, self.num_envs = seq, int(num_envs)
-        self._c = _trackgen._FrameChecker(seq._n, float(radius), float(frame_thickness), float(frame_depth), int(window))
+        self._c = _trackgen._FrameChecker(
+            seq._n, float(radius), float(frame_thickness), float(frame_depth), int(window)
+        )
         self.contacts = results_from(FrameContact, self._c.arrays())
         self._position = self._window = None
 

@@ -32,8 +32,8 @@ _INT32_MAX = 2**31 - 1
 
 @dataclasses.dataclass(frozen=True)
 class CourseConfig:
-    """What a Course builds (a frozen dataclass; options that do not apply to the
-    mode raise ValueError naming the field when the Course is built).
+    """What a Course builds (a frozen dataclass, validated at construction:
+    ValueError naming the field, also for an option that does not apply).
 
     The original's fields: ``mode`` ("track" or "gates"), ``gen`` (a
     TrackGenConfig in track mode, a GateGenConfig in gates mode, which must
@@ -88,6 +88,7 @@ class CourseConfig:
         if self.mode == "gates" and not self.gen.gate_width > 0:
             raise ValueError(f"{api}: gates mode needs gen.gate_width > 0, got {self.gen.gate_width}")
         _seeds(self.seeds, api, self.gen.num_envs)
+        _trackgen._Course.validate(self._native_fields())  # every rule, naming the field
 
     def _native_fields(self) -> dict:
         d = {
@@ -216,14 +217,20 @@ class Course:
         self.checkpoints = CheckpointSet._wrap(c.checkpoints(), self)
         if gates_mode:
             gates = GateSequence._wrap(c.gates())
-            self.generator = SimpleNamespace(gates=gates, config=self.config.gen, num_envs=self.num_envs)
-            self.course_line = SimpleNamespace(track=Track._wrap(c.track()), samples_per_gate=self.config.samples_per_gate)
+            self.generator = SimpleNamespace(
+                gates=gates, config=self.config.gen, num_envs=self.num_envs, rng=self.rng, device="cpu"
+            )
+            self.course_line = SimpleNamespace(
+                track=Track._wrap(c.track()), samples_per_gate=self.config.samples_per_gate
+            )
             self.course_line.line = self.course_line.track
             self.checkpoint_sampler = None
             self._output = gates
         else:
             track = Track._wrap(c.generator_track())
-            self.generator = SimpleNamespace(track=track, config=self.config.gen, num_envs=self.num_envs)
+            self.generator = SimpleNamespace(
+                track=track, config=self.config.gen, num_envs=self.num_envs, rng=self.rng, device="cpu"
+            )
             self.course_line = None
             self.checkpoint_sampler = SimpleNamespace(
                 checkpoints=self.checkpoints,
@@ -232,19 +239,27 @@ class Course:
             )
             self._output = track
         self.progress = SimpleNamespace(
-            events=events, checkpoints=self.checkpoints, next_checkpoint_state=Array(tools["progress.next_checkpoint_state"])
+            events=events,
+            checkpoints=self.checkpoints,
+            next_checkpoint_state=Array(tools["progress.next_checkpoint_state"]),
         )
         if "contacts.oob" in arrays:
             sdf = results_from(Result, tools, "collision.sdf.") if "collision.sdf.phi" in tools else None
-            self.collision = SimpleNamespace(contacts=contacts, sdf=sdf, method=self.config.collision, max_boxes=self.config.max_boxes)
+            self.collision = SimpleNamespace(
+                contacts=contacts, sdf=sdf, method=self.config.collision, max_boxes=self.config.max_boxes
+            )
         elif "posts.hit" in arrays:
-            self.collision = SimpleNamespace(contacts=contacts, max_boxes=self.config.max_boxes, radius=self.config.post_radius)
+            self.collision = SimpleNamespace(
+                contacts=contacts, max_boxes=self.config.max_boxes, radius=self.config.post_radius
+            )
         elif "frames.hit" in arrays:
             self.collision = SimpleNamespace(contacts=contacts)
         else:
             self.collision = None
         res = self.config.heightfield_resolution
-        self.heightfield = results_from(HeightField, tools, "heightfield.", res=res) if "heightfield.height" in tools else None
+        self.heightfield = (
+            results_from(HeightField, tools, "heightfield.", res=res) if "heightfield.height" in tools else None
+        )
         self.localizer = (
             SimpleNamespace(frame=frame, last_segment=Array(tools["localizer.last_segment"]))
             if "localizer.last_segment" in tools

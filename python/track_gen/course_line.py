@@ -26,7 +26,11 @@ class CourseLine:
     def __init__(self, seq: GateSequence, samples_per_gate: int = 8) -> None:
         if not isinstance(seq, GateSequence):
             raise ValueError(f"{self._api}: seq must be a track_gen.GateSequence, got {type(seq).__name__}")
-        if isinstance(samples_per_gate, bool) or not isinstance(samples_per_gate, numbers.Integral) or samples_per_gate < 2:
+        if (
+            isinstance(samples_per_gate, bool)
+            or not isinstance(samples_per_gate, numbers.Integral)
+            or samples_per_gate < 2
+        ):
             raise ValueError(f"{self._api}: samples_per_gate must be an int >= 2, got {samples_per_gate!r}")
         self.seq = seq
         self.samples_per_gate = int(samples_per_gate)

@@ -102,7 +102,16 @@ class LaunchContext:
         """Whether the stream is capturing: never on a host build."""
         return False
 
-    def launch(self, kernel: Callable[..., Any], dim: Any, inputs: Any = (), outputs: Any = (), *, block_dim: int = 256, max_blocks: int = 0) -> None:
+    def launch(
+        self,
+        kernel: Callable[..., Any],
+        dim: Any,
+        inputs: Any = (),
+        outputs: Any = (),
+        *,
+        block_dim: int = 256,
+        max_blocks: int = 0,
+    ) -> None:
         """Calls ``kernel(dim, *inputs, *outputs)`` at once (a host launch)."""
         kernel(dim, *inputs, *outputs)
 
@@ -126,7 +135,15 @@ class LaunchContext:
         body(self)
         return False
 
-    def bounded_loop(self, n_iters: int, body: Callable[["LaunchContext", int], None], *, active: Any = None, first_check: int = 0, check_every: int = 1) -> None:
+    def bounded_loop(
+        self,
+        n_iters: int,
+        body: Callable[["LaunchContext", int], None],
+        *,
+        active: Any = None,
+        first_check: int = 0,
+        check_every: int = 1,
+    ) -> None:
         """Runs ``body(self, it)`` for it < n_iters, stopping at a window whose
         check reads ``active[0] == 0`` (a host poll)."""
         if isinstance(n_iters, bool) or not isinstance(n_iters, numbers.Integral):
@@ -156,7 +173,16 @@ class GraphRunner:
     """The original's execution policy of one producer, on a host build: every
     ``run`` calls the body eagerly (no self-graphs: ``graph`` is None)."""
 
-    def __init__(self, device: Any, *, capturable: bool, legacy_stream: bool = False, default_stream: Any = None, owner: Any = None, name: str = "") -> None:
+    def __init__(
+        self,
+        device: Any,
+        *,
+        capturable: bool,
+        legacy_stream: bool = False,
+        default_stream: Any = None,
+        owner: Any = None,
+        name: str = "",
+    ) -> None:
         self.device = check_device(device, "track_gen.exec.GraphRunner")
         self.capturable = bool(capturable)
         self.legacy_stream = bool(legacy_stream)
@@ -190,7 +216,15 @@ class GraphRunner:
         enqueue(self.context())
         self.prepared = True
 
-    def run(self, enqueue: Callable[[LaunchContext], None], *, stream: Any = None, policy: str = "auto", sync: bool = False, key: Any = None) -> LaunchContext:
+    def run(
+        self,
+        enqueue: Callable[[LaunchContext], None],
+        *,
+        stream: Any = None,
+        policy: str = "auto",
+        sync: bool = False,
+        key: Any = None,
+    ) -> LaunchContext:
         """Runs ``enqueue(ctx)`` once, eagerly; returns the context."""
         if policy not in ("auto", "eager"):
             raise ValueError(f"track_gen.exec.GraphRunner.run: policy must be 'auto' or 'eager', got {policy!r}")
@@ -265,7 +299,9 @@ class SeedState:
     owned copy). ``advance``, ``reset_epoch``, ``set``, ``effective`` as the
     original's (``mask``: ``[E]`` int32)."""
 
-    def __init__(self, num_envs: int, device: Any, seeds: Any = None, *, copy: bool = False, default_stream: Any = None) -> None:
+    def __init__(
+        self, num_envs: int, device: Any, seeds: Any = None, *, copy: bool = False, default_stream: Any = None
+    ) -> None:
         api = "track_gen.exec.SeedState"
         from ._rng import PerEnvSeededRNG  # noqa: PLC0415
 
@@ -277,8 +313,17 @@ class SeedState:
         if seeds is None or (isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool)):
             self._seeds = PerEnvSeededRNG(0 if seeds is None else seeds, self.num_envs)._seeds
             self.bound = False
-        elif isinstance(seeds, PerEnvSeededRNG) or hasattr(seeds, "__array__") or hasattr(seeds, "__dlpack__") or isinstance(seeds, Array):
-            arr = seeds._seeds if isinstance(seeds, PerEnvSeededRNG) else as_input(seeds, api, "seeds", "int32", self.num_envs, alias=True)
+        elif (
+            isinstance(seeds, PerEnvSeededRNG)
+            or hasattr(seeds, "__array__")
+            or hasattr(seeds, "__dlpack__")
+            or isinstance(seeds, Array)
+        ):
+            arr = (
+                seeds._seeds
+                if isinstance(seeds, PerEnvSeededRNG)
+                else as_input(seeds, api, "seeds", "int32", self.num_envs, alias=True)
+            )
             if len(arr) != self.num_envs:
                 raise ValueError(f"{api}: seeds must be [{self.num_envs}] int32")
             self._seeds = arr.copy() if copy else arr

@@ -114,10 +114,19 @@ def speed_profile(
     ``a_brake >= 0``, ``v_cap > 0``."""
     api = "track_gen.localize.speed_profile"
     _check_track(track, api)
-    for name, v, lo_open in (("a_lat_max", a_lat_max, True), ("a_accel", a_accel, False), ("a_brake", a_brake, False), ("v_cap", v_cap, True)):
+    for name, v, lo_open in (
+        ("a_lat_max", a_lat_max, True),
+        ("a_accel", a_accel, False),
+        ("a_brake", a_brake, False),
+        ("v_cap", v_cap, True),
+    ):
         if not isinstance(v, numbers.Real) or not (v > 0 if lo_open else v >= 0):
             raise ValueError(f"{api}: {name} must be {'> 0' if lo_open else '>= 0'}, got {v!r}")
     k = None
     if kappa is not None:
         k = as_input(kappa, api, "kappa", "float32", track.num_envs * track.N_max)
-    return Array(_trackgen.speed_profile(track._n, float(a_lat_max), float(a_accel), float(a_brake), float(v_cap), k, int(window)))
+    return Array(
+        _trackgen.speed_profile(
+            track._n, float(a_lat_max), float(a_accel), float(a_brake), float(v_cap), k, int(window)
+        )
+    )

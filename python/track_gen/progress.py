@@ -44,7 +44,9 @@ class ProgressTracker:
         self.num_envs = checkpoints.num_envs
         self._c = _trackgen._ProgressTracker(checkpoints._c)
         arrays = self._c.arrays()
-        self.events = results_from(ProgressEvents, {k: v for k, v in arrays.items() if "_state" not in k and "previous" not in k})
+        self.events = results_from(
+            ProgressEvents, {k: v for k, v in arrays.items() if "_state" not in k and "previous" not in k}
+        )
         self._next = Array(arrays["next_checkpoint_state"])
         if position is not None:
             self.bind(position)

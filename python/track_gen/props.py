@@ -36,7 +36,12 @@ class PropSampler:
     _api = "track_gen.props.PropSampler"
 
     def __init__(
-        self, track: Track, spacing: float, boundary: str = "outer", mode: str = "points", max_props: Optional[int] = None
+        self,
+        track: Track,
+        spacing: float,
+        boundary: str = "outer",
+        mode: str = "points",
+        max_props: Optional[int] = None,
     ) -> None:
         api = self._api
         if not isinstance(track, Track):
@@ -47,7 +52,9 @@ class PropSampler:
             raise ValueError(f"{api}: boundary must be 'inner' or 'outer', got {boundary!r}")
         if mode not in ("points", "segments"):
             raise ValueError(f"{api}: mode must be 'points' or 'segments', got {mode!r}")
-        if max_props is not None and (isinstance(max_props, bool) or not isinstance(max_props, numbers.Integral) or max_props < 3):
+        if max_props is not None and (
+            isinstance(max_props, bool) or not isinstance(max_props, numbers.Integral) or max_props < 3
+        ):
             raise ValueError(f"{api}: max_props must be None or an int >= 3, got {max_props!r}")
         self.track, self.spacing, self.boundary, self.mode = track, float(spacing), boundary, mode
         self._c = _trackgen._PropSampler(track._n, float(spacing), boundary, mode, max_props)

@@ -19,7 +19,9 @@ __all__ = ["registered", "retain"]
 
 
 @contextlib.contextmanager
-def registered(stream: Any = None, *, graph: Any = None, capture_mode: Any = None, conditional: bool = False) -> Iterator[Any]:
+def registered(
+    stream: Any = None, *, graph: Any = None, capture_mode: Any = None, conditional: bool = False
+) -> Iterator[Any]:
     """Registers torch's running CUDA graph capture with the library: not
     possible on a host build (CaptureError)."""
     raise CaptureError(
