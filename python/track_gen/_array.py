@@ -42,7 +42,8 @@ _VEC_BY_LENGTH = {2: vec2f, 3: vec3f, 4: quatf}
 
 
 class Array:
-    """A flat ``[n]`` array of scalars or small vectors over memory that the
+    """An array of scalars or small vectors (flat ``[n]`` for the library's batches
+    and results; the RNG's samples have more dimensions) over memory that the
     library (or your own array) owns, used like the original package's arrays:
     ``shape == (n,)``, ``dtype`` (``vec3f``, ``quatf``, ``vec2f``, float32,
     int32), ``len()``, ``numpy()`` (a view without a copy: ``[n]`` or
@@ -55,19 +56,20 @@ class Array:
     thread may see it change; copy with ``numpy().copy()`` (or the result's
     ``clone()``) to keep values."""
 
-    __slots__ = ("_np", "_dtype", "__weakref__")
+    __slots__ = ("_np", "_dtype", "_vec", "__weakref__")
 
     def __init__(self, data: np.ndarray, dtype: Any = None) -> None:
         self._np = data
         if dtype is None:
             dtype = _VEC_BY_LENGTH[data.shape[1]] if data.ndim == 2 else data.dtype
         self._dtype = dtype
+        self._vec = isinstance(dtype, VecType)
 
     # --- what the original's arrays offer
     @property
     def shape(self) -> tuple:
-        """``(n,)``: entries (a vector counts as one)."""
-        return (self._np.shape[0],)
+        """The entries' shape (``(n,)`` for a batch field; a vector counts as one entry)."""
+        return self._np.shape[:-1] if self._vec else self._np.shape
 
     @property
     def dtype(self) -> Any:
@@ -76,11 +78,11 @@ class Array:
 
     @property
     def ndim(self) -> int:
-        return 1
+        return len(self.shape)
 
     @property
     def size(self) -> int:
-        return self._np.shape[0]
+        return int(np.prod(self.shape))
 
     @property
     def device(self) -> str:
@@ -94,7 +96,7 @@ class Array:
 
     @property
     def strides(self) -> tuple:
-        return (self._np.strides[0],)
+        return self._np.strides[: self.ndim]
 
     @property
     def is_contiguous(self) -> bool:

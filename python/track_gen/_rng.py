@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, as_input
+from ._array import Array, as_input, quatf
 from ._config import check_device
 
 __all__ = ["PerEnvSeededRNG", "pcg", "rand_init", "randf"]
@@ -91,7 +91,7 @@ class PerEnvSeededRNG:
         self._new_states[idx] = self._states[idx]
 
     # --- sampling helpers: element (i, j[, k]) draws from states[ids[i]] + linear index
-    def _draw(self, shape: Any, ids: Any, body) -> np.ndarray:
+    def _draw(self, shape: Any, ids: Any, body) -> Array:
         api = "track_gen.PerEnvSeededRNG.sample"
         shape = (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(x) for x in shape)
         idx = np.arange(self.num_envs) if ids is None else as_input(ids, api, "ids", "int32").astype(np.int64)
@@ -107,14 +107,14 @@ class PerEnvSeededRNG:
         with np.errstate(over="ignore"):
             self._new_states[idx] = base + np.uint32(n)
         self._states[:] = self._new_states
-        return out
+        return Array(out, quatf if out.shape[-1:] == (4,) and out.dtype == np.float32 and tail else out.dtype)
 
     @staticmethod
     def _per_env(v: Any, idx: np.ndarray) -> np.ndarray:
         a = np.asarray(v.numpy() if isinstance(v, Array) else v, dtype=np.float64)
         return a[:, None] if a.ndim == 1 else a
 
-    def sample_uniform_warp(self, low: Any, high: Any, shape: Any = 1, ids: Any = None) -> np.ndarray:
+    def sample_uniform_warp(self, low: Any, high: Any, shape: Any = 1, ids: Any = None) -> Array:
         """Uniform floats in [low, high): ``(high - low) * randf + low`` (low/high scalars or ``[len(ids)]``)."""
 
         def body(states, idx):
@@ -124,7 +124,7 @@ class PerEnvSeededRNG:
 
         return self._draw(shape, ids, body)
 
-    def sample_integer_warp(self, low: Any, high: Any, shape: Any = 1, ids: Any = None) -> np.ndarray:
+    def sample_integer_warp(self, low: Any, high: Any, shape: Any = 1, ids: Any = None) -> Array:
         """Integers in [low, high): ``pcg(state) mod (high - low) + low`` (unsigned modulo)."""
 
         def body(states, idx):
@@ -136,7 +136,7 @@ class PerEnvSeededRNG:
 
         return self._draw(shape, ids, body)
 
-    def sample_normal_warp(self, mean: Any = 0.0, std: Any = 1.0, shape: Any = 1, ids: Any = None) -> np.ndarray:
+    def sample_normal_warp(self, mean: Any = 0.0, std: Any = 1.0, shape: Any = 1, ids: Any = None) -> Array:
         """Normal floats by Box-Muller: ``sqrt(-2 ln(u1 + 5.96e-8)) cos(2 pi u2)``, u1 and u2 drawn in turn."""
 
         def body(states, idx):
@@ -147,7 +147,7 @@ class PerEnvSeededRNG:
 
         return self._draw(shape, ids, body)
 
-    def sample_poisson_warp(self, lam: Any, shape: Any = 1, ids: Any = None) -> np.ndarray:
+    def sample_poisson_warp(self, lam: Any, shape: Any = 1, ids: Any = None) -> Array:
         """Poisson integers of mean ``lam`` (Knuth's product of uniforms, drawn in turn from the state)."""
 
         def body(states, idx):
@@ -165,11 +165,11 @@ class PerEnvSeededRNG:
 
         return self._draw(shape, ids, body)
 
-    def sample_sign_warp(self, shape: Any = 1, ids: Any = None) -> np.ndarray:
+    def sample_sign_warp(self, shape: Any = 1, ids: Any = None) -> Array:
         """-1 or +1 with equal odds (+1 where randf >= 0.5)."""
         return self._draw(shape, ids, lambda states, idx: np.where(randf(states)[0] >= 0.5, 1, -1).astype(np.int32))
 
-    def sample_quaternion_warp(self, shape: Any = 1, ids: Any = None) -> np.ndarray:
+    def sample_quaternion_warp(self, shape: Any = 1, ids: Any = None) -> Array:
         """Rotations (x, y, z, w): axis from sample_unit_sphere(state), angle U(0, 2 pi) from state + 2654435761."""
 
         def body(states, idx):
