@@ -1,6 +1,7 @@
 // The config schema (trackgen/core/config_schema.hpp) against the structs and
 // validate(): every field listed, the defaults, and bounds that agree with
-// validate() just inside and just outside, for both config structs.
+// validate() just inside and just outside, for TrackGenConfig, GateGenConfig
+// and CourseConfig.
 #include "config_support.hpp"
 #include "support.hpp"
 
@@ -8,6 +9,7 @@
 #include <trackgen/core/config_schema.hpp>
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/gate_config.hpp>
+#include <trackgen/runtime/course_config.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+using trackgen::CourseConfig;
 using trackgen::GateGenConfig;
 using trackgen::TrackGenConfig;
 using namespace trackgen::test::config;
@@ -30,8 +33,10 @@ template <class C>
 json schema_of() {
   if constexpr (std::is_same_v<C, TrackGenConfig>) {
     return trackgen::config_schema();
-  } else {
+  } else if constexpr (std::is_same_v<C, GateGenConfig>) {
     return trackgen::gate_config_schema();
+  } else {
+    return trackgen::course_config_schema();
   }
 }
 
@@ -88,10 +93,12 @@ double next_float(double b, int dir) {
 }
 
 /// Checks every bound of the schema of C against validate(): a value just
-/// inside passes (or fails naming another field), one just outside fails
-/// naming the field. Returns the number of bounds checked.
+/// inside passes (or fails naming another field) in at least one of `bases`
+/// (JSON configs the field is set in; default: the default config), one just
+/// outside fails naming the field in every base. Returns the number of bounds
+/// checked.
 template <class C>
-int check_bounds_agree() {
+int check_bounds_agree(const std::vector<json>& bases = {}) {
   const json schema = schema_of<C>();
   const std::string owner = schema.at("config");
   int checked = 0;
@@ -113,10 +120,24 @@ int check_bounds_agree() {
         outside = exclusive ? b : next_float(b, out);
       }
       INFO(owner << "." << name << " " << key << " " << b << ": inside " << inside << ", outside " << outside);
-      const std::string in_msg = validate_error<C>(with_field<C>(name, shaped(type, inside, integer), true));
-      CHECK(in_msg.rfind(owner + "." + name + ": ", 0) == std::string::npos);
-      const std::string out_msg = validate_error<C>(with_field<C>(name, shaped(type, outside, integer), false));
-      CHECK(out_msg.rfind(owner + "." + name + ": ", 0) == 0);
+      if (bases.empty()) {
+        const std::string in_msg = validate_error<C>(with_field<C>(name, shaped(type, inside, integer), true));
+        CHECK(in_msg.rfind(owner + "." + name + ": ", 0) == std::string::npos);
+        const std::string out_msg = validate_error<C>(with_field<C>(name, shaped(type, outside, integer), false));
+        CHECK(out_msg.rfind(owner + "." + name + ": ", 0) == 0);
+      } else {
+        bool inside_passes = false;
+        for (json j : bases) {
+          j[name] = shaped(type, inside, integer);
+          const std::string in_msg = validate_error<C>(j);
+          inside_passes = inside_passes || in_msg.rfind(owner + "." + name + ": ", 0) == std::string::npos;
+          j[name] = shaped(type, outside, integer);
+          const std::string out_msg = validate_error<C>(j);
+          INFO(out_msg);
+          CHECK(out_msg.rfind(owner + "." + name + ": ", 0) == 0);
+        }
+        CHECK(inside_passes);
+      }
       ++checked;
     }
   }
@@ -131,7 +152,7 @@ void check_fields_and_defaults() {
   std::vector<std::string> keys, names;
   for (const auto& [k, v] : defaults.items()) keys.push_back(k);
   std::set<std::string> seen;
-  const std::set<std::string> types = {"integer", "number", "boolean", "string", "range", "integer_list"};
+  const std::set<std::string> types = {"integer", "number", "boolean", "string", "range", "integer_list", "object"};
   for (const auto& f : schema.at("fields")) {
     const std::string name = f.at("name");
     INFO("field " << name);
@@ -141,7 +162,7 @@ void check_fields_and_defaults() {
     REQUIRE(defaults.contains(name));
     CHECK(f.at("default") == defaults.at(name));
     CHECK(f.value("optional", false) == defaults.at(name).is_null());
-    if (f.contains("choices")) {
+    if (f.contains("choices") && !defaults.at(name).is_null()) {  // an unset option is no choice
       bool found = false;
       for (const auto& c : f.at("choices")) found = found || c == defaults.at(name);
       CHECK(found);
@@ -150,8 +171,12 @@ void check_fields_and_defaults() {
   CHECK(std::set<std::string>(keys.begin(), keys.end()) == seen);
   CHECK(names.size() == keys.size());
   // Declaration order: the order of the JSON writer's table.
-  CHECK(names.front() == "generator");
-  CHECK(names[1] == "num_envs");
+  if constexpr (std::is_same_v<C, CourseConfig>) {
+    CHECK(names.front() == "mode");
+  } else {
+    CHECK(names.front() == "generator");
+    CHECK(names[1] == "num_envs");
+  }
 }
 
 }  // namespace
@@ -184,6 +209,74 @@ TEST_CASE("config schema: every GateGenConfig field, its default and type", "[co
   const json s = trackgen::gate_config_schema({"polar"});
   CHECK(s.at("config") == "GateGenConfig");
   CHECK(s.at("fields")[0].at("choices") == json::array({"polar"}));
+}
+
+TEST_CASE("config schema: every CourseConfig field, its default and type; nested configs list theirs",
+          "[config][schema][course]") {
+  check_fields_and_defaults<CourseConfig>();
+  const json s = trackgen::course_config_schema({"bezier", "hull"}, {"polar"});
+  CHECK(s.at("config") == "CourseConfig");
+  std::set<std::string> objects;
+  for (const auto& f : s.at("fields")) {
+    const std::string name = f.at("name");
+    INFO(name);
+    if (f.at("type") == "object") {
+      objects.insert(name);
+      CHECK(f.at("fields").is_array());
+      CHECK(f.at("fields").size() > 0);
+    }
+    if (name == "gen") {
+      CHECK(f.at("config") == "TrackGenConfig");
+      CHECK(f.at("fields") == trackgen::config_schema({"bezier", "hull"}).at("fields"));
+    }
+    if (name == "gate_gen") {
+      CHECK(f.at("config") == "GateGenConfig");
+      CHECK(f.at("fields")[0].at("choices") == json::array({"polar"}));
+    }
+    if (name == "speed_limits") {
+      CHECK(f.at("config") == "SpeedLimits");
+      CHECK(f.at("optional") == true);
+      CHECK(f.at("default").is_null());
+      CHECK(f.at("fields").size() == 4);
+    }
+    if (name == "mode") CHECK(f.at("choices") == json::array({"track", "gates"}));
+    if (name == "seed_expansion") CHECK(f.at("choices") == json::array({"arange", "hashed"}));
+    if (name == "collision") {
+      CHECK(f.at("choices") == json::array({"segments", "sdf"}));
+      CHECK(f.at("optional") == true);
+    }
+    if (name == "max_checkpoints") CHECK(f.at("minimum") == 3);
+  }
+  CHECK(objects == std::set<std::string>{"gen", "gate_gen", "speed_limits"});
+}
+
+TEST_CASE("config schema: the CourseConfig bounds are the ones validate() enforces", "[config][schema][course]") {
+  // Bases in which the options the bounded fields belong to apply: a track
+  // course with every option on, a gates course with posts, one with frames.
+  json track = CourseConfig{};
+  track["checkpoint_spacing"] = 0.3;
+  track["collision"] = "sdf";
+  track["max_boxes"] = 2;
+  track["sdf_resolution"] = 16;
+  track["sdf_padding"] = 0.1;
+  track["heightfield_resolution"] = 16;
+  track["heightfield_padding"] = 0.1;
+  track["localize"] = true;
+  track["localize_window"] = 4;
+  track["speed_limits"] = json::object();
+  track["curvature_window"] = 2;
+  json posts = CourseConfig{};
+  posts["mode"] = "gates";
+  posts["gate_gen"]["gate_width"] = 0.1;
+  posts["post_radius"] = 0.01;
+  json frames = posts;
+  frames["post_radius"] = 0.0;
+  frames["frame_collision"] = true;
+  frames["frame_thickness"] = 0.01;
+  frames["frame_depth"] = 0.01;
+  frames["agent_radius"] = 0.01;
+  for (const json& base : {track, posts, frames}) CHECK(validate_error<CourseConfig>(base).empty());
+  CHECK(check_bounds_agree<CourseConfig>({track, posts, frames}) >= 15);
 }
 
 TEST_CASE("config schema: the bounds are the ones validate() enforces", "[config][schema]") {

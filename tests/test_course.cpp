@@ -128,23 +128,23 @@ TEMPLATE_TEST_CASE("CourseConfig and Course: invalid or inapplicable options thr
     CHECK_THROWS_WITH(Course<Space>(Space(), c), Catch::Contains(what));
   };
   const tt::LaunchCounter launches;
-  fails([](CourseConfig& c) { c.checkpoint_spacing.reset(); }, "checkpoint_spacing must be set");
-  fails([](CourseConfig& c) { c.checkpoint_spacing = -1.0f; }, "checkpoint_spacing must be finite and > 0");
-  fails([](CourseConfig& c) { c.max_checkpoints = 2; }, "max_checkpoints must be >= 3, got 2");
-  fails([](CourseConfig& c) { c.max_boxes = 0; }, "max_boxes must be >= 1, got 0");
+  fails([](CourseConfig& c) { c.checkpoint_spacing.reset(); }, "checkpoint_spacing: null is invalid; must be set");
+  fails([](CourseConfig& c) { c.checkpoint_spacing = -1.0f; }, "checkpoint_spacing: -1 is invalid; must be > 0");
+  fails([](CourseConfig& c) { c.max_checkpoints = 2; }, "max_checkpoints: 2 is invalid; must be >= 3");
+  fails([](CourseConfig& c) { c.max_boxes = 0; }, "max_boxes: 0 is invalid; must be >= 1");
   fails([](CourseConfig& c) { c.collision.reset(), c.sdf_resolution.reset(), c.max_boxes = 2; },
-        "max_boxes = 2 applies only with a collision backend");
-  fails([](CourseConfig& c) { c.collision = CollisionMethod::segments; }, "sdf_resolution = 16 applies only with");
-  fails([](CourseConfig& c) { c.sdf_resolution = 4; }, "sdf_resolution must be >= 8, got 4");
-  fails([](CourseConfig& c) { c.sdf_padding = 0.0f; }, "sdf_padding must be finite and > 0");
+        "max_boxes: 2 applies only with a collision backend");
+  fails([](CourseConfig& c) { c.collision = CollisionMethod::segments; }, "sdf_resolution: 16 applies only with");
+  fails([](CourseConfig& c) { c.sdf_resolution = 4; }, "sdf_resolution: 4 is invalid; must be >= 8");
+  fails([](CourseConfig& c) { c.sdf_padding = 0.0f; }, "sdf_padding: 0 is invalid; must be > 0");
   fails([](CourseConfig& c) { c.heightfield_resolution.reset(), c.heightfield_padding = 0.1f; },
-        "heightfield_padding = 0.100000 applies only with a height field");
-  fails([](CourseConfig& c) { c.heightfield_resolution = 2; }, "heightfield_resolution must be >= 8, got 2");
-  fails([](CourseConfig& c) { c.localize = false; }, "localize_window = 4 applies only with localize = true");
-  fails([](CourseConfig& c) { c.localize_window = 0; }, "localize_window must be >= 1, got 0");
-  fails([](CourseConfig& c) { c.speed_limits->v_cap = 0.0f; }, "v_cap must be finite and > 0");
+        "heightfield_padding: 0.1 applies only with a height field");
+  fails([](CourseConfig& c) { c.heightfield_resolution = 2; }, "heightfield_resolution: 2 is invalid; must be >= 8");
+  fails([](CourseConfig& c) { c.localize = false; }, "localize_window: 4 applies only with localize = true");
+  fails([](CourseConfig& c) { c.localize_window = 0; }, "localize_window: 0 is invalid; must be >= 1");
+  fails([](CourseConfig& c) { c.speed_limits->v_cap = 0.0f; }, "SpeedLimits.v_cap: 0 is invalid; must be > 0");
   fails([](CourseConfig& c) { c.speed_limits.reset(), c.curvature_window = 3; },
-        "curvature_window = 3 applies only with speed_limits set");
+        "curvature_window: 3 applies only with speed_limits set");
   fails([](CourseConfig& c) { c.gen.generator = "nope"; }, "nope");
   fails([](CourseConfig& c) { c.gen.half_width = -1.0f; }, "half_width");
   fails([](CourseConfig& c) { c.gen.num_envs = 0; }, "num_envs");

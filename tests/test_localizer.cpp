@@ -206,7 +206,7 @@ TEMPLATE_TEST_CASE("TrackLocalizer, curvature, speed profile: bad input throws b
                     Catch::Contains("track must be an allocated Track"));
   CHECK_THROWS_WITH(curvature(Space(), track, -1), Catch::Contains("window must be >= 0, got -1"));
   CHECK_THROWS_WITH(speed_profile(Space(), track, SpeedLimits{0.0f, 1.0f, 1.0f, 1.0f}),
-                    Catch::Contains("a_lat_max must be finite and > 0"));
+                    Catch::Contains("trackgen::speed_profile: SpeedLimits.a_lat_max: 0 is invalid; must be > 0"));
   CHECK_THROWS_WITH(compute_speed_profile(LaunchContext<Space>(), track, SpeedLimits{}, k3, v),
                     Catch::Contains("kappa must be a View of extent E*N_max = 140, got 3"));
   CHECK(tt::LaunchCounter::launches == 0);

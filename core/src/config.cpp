@@ -2,12 +2,12 @@
 //
 // One table of fields (ConfigFields<TrackGenConfig>) with each field's bounds
 // and documentation drives both JSON directions, validate()'s finiteness and
-// single-field checks, and config_schema(); config_fields.hpp holds the
+// single-field checks, and config_schema(); core/detail/config_fields.hpp holds the
 // per-type Codecs, the checks and the specs shared with GateGenConfig.
 #include <trackgen/core/config_schema.hpp>
 #include <trackgen/core/geometry.hpp>
 
-#include "config_fields.hpp"
+#include <trackgen/core/detail/config_fields.hpp>
 
 namespace trackgen {
 namespace detail::config_fields {
@@ -224,7 +224,7 @@ void TrackGenConfig::validate(const std::vector<std::string>& available_generato
 }
 
 nlohmann::json config_schema(const std::vector<std::string>& available_generators) {
-  return schema_of<TrackGenConfig>("TrackGenConfig", available_generators);
+  return schema_of<TrackGenConfig>("TrackGenConfig", {{"TrackGenConfig", available_generators}});
 }
 
 void to_json(json& j, const TrackGenConfig& c) { write_fields(j, c); }

@@ -4,7 +4,7 @@
 
 #include <trackgen/core/config_schema.hpp>
 
-#include "config_fields.hpp"
+#include <trackgen/core/detail/config_fields.hpp>
 
 namespace trackgen {
 namespace detail::config_fields {
@@ -89,7 +89,7 @@ void GateGenConfig::validate(const std::vector<std::string>& available_generator
 }
 
 nlohmann::json gate_config_schema(const std::vector<std::string>& available_gate_generators) {
-  return schema_of<GateGenConfig>("GateGenConfig", available_gate_generators);
+  return schema_of<GateGenConfig>("GateGenConfig", {{"GateGenConfig", available_gate_generators}});
 }
 
 TrackGenConfig GateGenConfig::track_config() const {

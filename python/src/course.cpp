@@ -1,6 +1,7 @@
-// Bindings of the Course (runtime/): a CourseConfig from a dict, agent-state
-// arrays owned by the Course (bound once, written by Python in place), step()
-// and regenerate() results as arrays.
+// Bindings of the Course (runtime/): a CourseConfig from a dict (read by the
+// library's CourseConfig JSON reader), agent-state arrays owned by the Course
+// (bound once, written by Python in place), step() and regenerate() results as
+// arrays.
 #include "arrays.hpp"
 #include "config_json.hpp"
 #include "inputs.hpp"
@@ -12,131 +13,16 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
-#include <functional>
-#include <map>
-
 namespace trackgen::python {
 namespace {
 
 constexpr const char* kApi = "trackgen.Course";
 
-template <class T>
-T get_as(const nlohmann::json& v, const std::string& key) {
-  try {
-    return v.get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw ConfigError(std::string(kApi) + ": " + key + " has the wrong type (" + v.type_name() + ")");
-  }
-}
-
-template <class T>
-std::optional<T> get_opt(const nlohmann::json& v, const std::string& key) {
-  if (v.is_null()) return std::nullopt;
-  return get_as<T>(v, key);
-}
-
-/// One CourseConfig field per key: its name and how a JSON value sets it.
-using Setter = std::function<void(CourseConfig&, const nlohmann::json&, const std::string&)>;
-
-const std::map<std::string, Setter>& course_fields() {
-  static const std::map<std::string, Setter> fields = {
-      {"mode",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) {
-         const auto name = get_as<std::string>(v, k);
-         if (name != "track" && name != "gates") {
-           throw ConfigError(std::string(kApi) + ": mode must be \"track\" or \"gates\", got \"" + name + "\"");
-         }
-         c.mode = name == "gates" ? CourseMode::gates : CourseMode::track;
-       }},
-      {"gen", [](CourseConfig& c, const nlohmann::json& v, const std::string&) { from_json(v, c.gen); }},
-      {"gate_gen", [](CourseConfig& c, const nlohmann::json& v, const std::string&) { from_json(v, c.gate_gen); }},
-      {"seed",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.seed = get_as<std::int32_t>(v, k); }},
-      {"seed_expansion",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) {
-         const auto name = get_as<std::string>(v, k);
-         if (name != "arange" && name != "hashed") {
-           throw ConfigError(std::string(kApi) + ": seed_expansion must be \"arange\" or \"hashed\", got \"" + name +
-                             "\"");
-         }
-         c.seed_expansion = name == "hashed" ? SeedExpansion::hashed : SeedExpansion::arange;
-       }},
-      {"checkpoint_spacing", [](CourseConfig& c, const nlohmann::json& v,
-                                const std::string& k) { c.checkpoint_spacing = get_opt<float>(v, k); }},
-      {"max_checkpoints",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.max_checkpoints = get_opt<int>(v, k); }},
-      {"collision",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) {
-         const auto name = get_opt<std::string>(v, k);
-         if (name && *name != "segments" && *name != "sdf") {
-           throw ConfigError(std::string(kApi) + ": collision must be \"segments\", \"sdf\" or None, got \"" + *name +
-                             "\"");
-         }
-         c.collision =
-             name ? std::optional(*name == "sdf" ? CollisionMethod::sdf : CollisionMethod::segments) : std::nullopt;
-       }},
-      {"max_boxes",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.max_boxes = get_as<int>(v, k); }},
-      {"sdf_resolution",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.sdf_resolution = get_opt<int>(v, k); }},
-      {"sdf_padding",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.sdf_padding = get_opt<float>(v, k); }},
-      {"heightfield_resolution", [](CourseConfig& c, const nlohmann::json& v,
-                                    const std::string& k) { c.heightfield_resolution = get_opt<int>(v, k); }},
-      {"heightfield_padding", [](CourseConfig& c, const nlohmann::json& v,
-                                 const std::string& k) { c.heightfield_padding = get_opt<float>(v, k); }},
-      {"localize",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.localize = get_as<bool>(v, k); }},
-      {"localize_window",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.localize_window = get_opt<int>(v, k); }},
-      {"speed_limits",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) {
-         if (v.is_null()) {
-           c.speed_limits.reset();
-           return;
-         }
-         if (!v.is_object()) throw ConfigError(std::string(kApi) + ": " + k + " must be a dict or None");
-         SpeedLimits s;
-         for (const auto& [name, x] : v.items()) {
-           float* f = name == "a_lat_max" ? &s.a_lat_max
-                      : name == "a_accel" ? &s.a_accel
-                      : name == "a_brake" ? &s.a_brake
-                      : name == "v_cap"   ? &s.v_cap
-                                          : nullptr;
-           if (f == nullptr) throw ConfigError(std::string(kApi) + ": speed_limits has no field \"" + name + "\"");
-           *f = get_as<float>(x, "speed_limits." + name);
-         }
-         c.speed_limits = s;
-       }},
-      {"curvature_window",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.curvature_window = get_opt<int>(v, k); }},
-      {"samples_per_gate",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.samples_per_gate = get_as<int>(v, k); }},
-      {"post_radius",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.post_radius = get_as<float>(v, k); }},
-      {"frame_collision",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.frame_collision = get_as<bool>(v, k); }},
-      {"frame_thickness",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.frame_thickness = get_as<float>(v, k); }},
-      {"frame_depth",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.frame_depth = get_as<float>(v, k); }},
-      {"agent_radius",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.agent_radius = get_as<float>(v, k); }},
-      {"frame_window",
-       [](CourseConfig& c, const nlohmann::json& v, const std::string& k) { c.frame_window = get_as<int>(v, k); }},
-  };
-  return fields;
-}
-
+/// The CourseConfig of a dict of fields, read by the library's own JSON reader
+/// (trackgen::from_json; the Course validates it).
 CourseConfig course_config(nb::handle fields) {
-  const nlohmann::json j = to_json_value(fields, kApi, "the config");
   CourseConfig c;
-  for (const auto& [key, value] : j.items()) {
-    const auto it = course_fields().find(key);
-    if (it == course_fields().end())
-      throw ConfigError(std::string(kApi) + ": unknown CourseConfig field \"" + key + "\"");
-    it->second(c, value, key);
-  }
+  from_json(to_json_value(fields, kApi, "the config"), c);
   return c;
 }
 

@@ -71,7 +71,7 @@ def test_gates_mode_exposes_the_gates_and_the_posts():
     [
         (dict(gen={"num_envs": E}, checkpoint_spacing=None), "checkpoint_spacing"),
         (dict(gen={"num_envs": E}, checkpoint_spacing=0.3, collision="boxes"), "collision"),
-        (dict(gen={"num_envs": E}, checkpoint_spacing=0.3, no_such=1), 'unknown CourseConfig field "no_such"'),
+        (dict(gen={"num_envs": E}, checkpoint_spacing=0.3, no_such=1), 'CourseConfig: unknown key "no_such"'),
         (dict(gen={"num_envs": 0}, checkpoint_spacing=0.3), "num_envs"),
     ],
 )

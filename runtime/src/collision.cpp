@@ -22,11 +22,8 @@ int checked_boxes(const Track<M>& track, int max_boxes, CollisionMethod method, 
 }  // namespace
 
 const char* to_string(CollisionMethod m) {
-  switch (m) {
-    case CollisionMethod::segments: return "segments";
-    case CollisionMethod::sdf: return "sdf";
-  }
-  return "?";
+  const char* name = setting_name(m);
+  return name ? name : "?";
 }
 
 template <class Space>

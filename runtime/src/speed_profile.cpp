@@ -2,8 +2,6 @@
 #include <trackgen/runtime/detail/common.hpp>
 #include <trackgen/runtime/localizer.hpp>
 
-#include <cmath>
-
 namespace trackgen {
 namespace {
 
@@ -87,14 +85,6 @@ void check_points(const std::string& api, const char* name, const Track<M>& trac
 }
 
 }  // namespace
-
-void SpeedLimits::validate(const std::string& api) const {
-  const auto finite = [](float x) { return std::isfinite(x); };
-  detail::require(finite(a_lat_max) && a_lat_max > 0.0f, api, "a_lat_max", "finite and > 0", std::to_string(a_lat_max));
-  detail::require(finite(a_accel) && a_accel >= 0.0f, api, "a_accel", "finite and >= 0", std::to_string(a_accel));
-  detail::require(finite(a_brake) && a_brake >= 0.0f, api, "a_brake", "finite and >= 0", std::to_string(a_brake));
-  detail::require(finite(v_cap) && v_cap > 0.0f, api, "v_cap", "finite and > 0", std::to_string(v_cap));
-}
 
 template <class Space>
 void compute_curvature(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track,

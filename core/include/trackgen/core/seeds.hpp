@@ -2,6 +2,7 @@
 // epochs, docs/algorithms.md#seeds-and-epochs).
 #pragma once
 
+#include <trackgen/core/config.hpp>
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/rng.hpp>
 #include <trackgen/core/views.hpp>
@@ -20,6 +21,13 @@ enum class SeedExpansion {
   /// seed[e] = pcg(pcg(u32(k)) + u32(e)) & 0x7FFFFFFF: batches seeded k and k+1
   /// are unrelated (an overlap needs a 32-bit hash collision).
   hashed,
+};
+
+/// The JSON names of the expansions (CourseConfig.seed_expansion).
+template <>
+struct SettingNames<SeedExpansion> {
+  static constexpr std::array<SettingName<SeedExpansion>, 2> values{
+      {{SeedExpansion::arange, "arange"}, {SeedExpansion::hashed, "hashed"}}};
 };
 
 /// Per-env seed of env `e` for base seed `k` under `mode` (host and device).

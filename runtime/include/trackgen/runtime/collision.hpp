@@ -28,11 +28,12 @@
 // are otherwise unspecified, never out of bounds of any View.
 #pragma once
 
+#include <trackgen/core/config.hpp>
 #include <trackgen/core/track.hpp>
 #include <trackgen/exec/launch_context.hpp>
-#include <trackgen/runtime/inputs.hpp>
 #include <trackgen/runtime/geometry.hpp>
 #include <trackgen/runtime/grid.hpp>
+#include <trackgen/runtime/inputs.hpp>
 
 #include <cstdint>
 #include <string>
@@ -45,7 +46,14 @@ enum class CollisionMethod {
   sdf,       ///< a baked signed distance field per env, sampled per box
 };
 
-/// "segments" or "sdf".
+/// The JSON names of the methods (CourseConfig.collision).
+template <>
+struct SettingNames<CollisionMethod> {
+  static constexpr std::array<SettingName<CollisionMethod>, 2> values{
+      {{CollisionMethod::segments, "segments"}, {CollisionMethod::sdf, "sdf"}}};
+};
+
+/// "segments" or "sdf" (its SettingNames name; "?" for another value).
 const char* to_string(CollisionMethod m);
 
 /// Contacts of every box, [E*B] each, overwritten in place by every query.

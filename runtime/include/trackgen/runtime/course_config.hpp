@@ -1,4 +1,16 @@
-// CourseConfig: what a Course builds around its track generator.
+// CourseConfig: what a Course builds around its track or gate generator, its
+// validation, its JSON form and its schema. Like TrackGenConfig and
+// GateGenConfig, one table of fields (runtime/src/course_config.cpp) with each
+// field's bounds and documentation drives validate()'s single-field checks,
+// both JSON directions and course_config_schema() (`trackgen config --schema
+// --mode course`); docs/design.md#config-schema.
+//
+// JSON: an object of the fields by their names; any subset (missing fields keep
+// their defaults). Enum-like settings are their names ("track" / "gates",
+// "arange" / "hashed", "segments" / "sdf"); unset optional fields are null;
+// `gen` and `gate_gen` are objects of TrackGenConfig and GateGenConfig fields,
+// `speed_limits` an object of SpeedLimits fields (a_lat_max, a_accel,
+// a_brake, v_cap) or null.
 #pragma once
 
 #include <trackgen/core/config.hpp>
@@ -7,6 +19,9 @@
 #include <trackgen/runtime/collision.hpp>
 #include <trackgen/runtime/localizer.hpp>
 
+#include <nlohmann/json_fwd.hpp>
+
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +38,12 @@ enum class CourseMode {
 
 /// "track" or "gates".
 const char* to_string(CourseMode m);
+
+template <>
+struct SettingNames<CourseMode> {
+  static constexpr std::array<SettingName<CourseMode>, 2> values{
+      {{CourseMode::track, "track"}, {CourseMode::gates, "gates"}}};
+};
 
 struct CourseConfig {
   CourseMode mode = CourseMode::track;
@@ -91,11 +112,35 @@ struct CourseConfig {
   /// Envs E (gen.num_envs or gate_gen.num_envs by mode).
   int num_envs() const { return mode == CourseMode::gates ? gate_gen.num_envs : gen.num_envs; }
 
-  /// Throws ConfigError naming the field, the value and the rule for the first
-  /// invalid field, an option set for a setup it does not apply to, or a
-  /// generator config its validate(available_generators) rejects (gen in
-  /// track mode, gate_gen in gates mode).
+  /// Throws ConfigError for the first invalid field: "CourseConfig.<field>:
+  /// <value> is invalid; must be <rule>" (every float field checked for
+  /// finiteness first, then every field's own bounds in declaration order,
+  /// then the rules between fields), "CourseConfig.<field>: <value> applies
+  /// only <when>" for an option set for a setup it does not apply to, or the
+  /// message of the generator config's validate(available_generators) (gen in
+  /// track mode, gate_gen in gates mode; pass the names of that mode's
+  /// registry, or none to skip the check of `generator`).
   void validate(const std::vector<std::string>& available_generators = {}) const;
 };
+
+/// JSON round trip (format in the file comment) with the rules of
+/// TrackGenConfig's: unknown keys and wrong types throw ConfigError naming
+/// the key ("CourseConfig.gen: TrackGenConfig.num_envs: ..." for a nested
+/// config's own error), missing keys keep their defaults, and the config is
+/// left unchanged on an error. Reading does not validate (see validate()).
+void to_json(nlohmann::json& j, const CourseConfig& c);
+void from_json(const nlohmann::json& j, CourseConfig& c);
+
+/// Reads a CourseConfig from a JSON file (ConfigError naming the path on I/O,
+/// parse or field errors); not validated.
+CourseConfig load_course_config(const std::string& path);
+
+/// The schema of CourseConfig (format: trackgen/core/config_schema.hpp): every
+/// field with its type, default, bounds, choices, doc and rules; `gen` and
+/// `gate_gen` (type "object") list their own fields under "fields", with
+/// `generators` and `gate_generators` as the choices of their `generator`
+/// (empty: none listed).
+nlohmann::json course_config_schema(const std::vector<std::string>& generators = {},
+                                    const std::vector<std::string>& gate_generators = {});
 
 }  // namespace trackgen

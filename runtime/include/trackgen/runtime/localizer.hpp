@@ -102,14 +102,17 @@ class TrackLocalizer {
   BoundInputs<PositionInput<Space>> inputs_;
 };
 
-/// Limits of the speed profile.
+/// Limits of the speed profile. Its fields, their bounds and its JSON form
+/// (an object of the four fields, CourseConfig.speed_limits) are one table in
+/// runtime/src/course_config.cpp.
 struct SpeedLimits {
   float a_lat_max = 2.0f;  ///< lateral acceleration bound, > 0
   float a_accel = 1.0f;    ///< longitudinal acceleration, >= 0
   float a_brake = 2.0f;    ///< braking deceleration, >= 0
   float v_cap = 1.5f;      ///< top speed, > 0
 
-  /// Throws ConfigError naming `api` and the field for a value out of range or not finite.
+  /// Throws ConfigError "<api>: SpeedLimits.<field>: <value> is invalid; must
+  /// be <rule>" for the first field out of its bounds or not finite.
   void validate(const std::string& api) const;
 };
 

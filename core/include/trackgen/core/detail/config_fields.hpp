@@ -1,12 +1,22 @@
-// Internal to the core layer: the pieces every config struct's validation and
-// JSON format are built from (TrackGenConfig in config.cpp, GateGenConfig in
-// gate_config.cpp). A config struct C provides ConfigFields<C>::visit(c, v),
-// calling v(name, member) for every field in declaration order; FieldRules
-// checks single fields, write_fields / read_fields / load_fields do the JSON.
+// Internal (in-tree, not installed): the pieces every config struct's
+// validation, JSON format and schema are built from: TrackGenConfig
+// (core/src/config.cpp), GateGenConfig (core/src/gate_config.cpp) and, in the
+// runtime layer, CourseConfig and SpeedLimits (runtime/src/course_config.cpp).
+//
+// A config struct C provides ConfigFields<C>::visit(c, v), calling
+// v(name, member, spec) for every field in declaration order with its
+// FieldSpec (bounds, documentation, cross-field rules in words): the one table
+// of its fields. From it, FieldRules checks single fields (check_all_fields,
+// check_all_finite), write_fields / read_fields / load_fields do the JSON and
+// schema_of the schema. A field may itself be a config struct (Nested<C>): its
+// JSON is an object, its schema entry lists its own fields, and the owner's
+// validate() decides when to validate it.
 #pragma once
 
 #include <trackgen/core/config.hpp>
+#include <trackgen/core/config_schema.hpp>
 #include <trackgen/core/errors.hpp>
+#include <trackgen/core/gate_config.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +28,7 @@
 #include <cstdint>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -37,6 +48,21 @@ using nlohmann::json;
 template <class C>
 struct ConfigFields;
 
+/// A config struct that is one field of another (CourseConfig's gen, gate_gen
+/// and speed_limits): a specialization sets `is_nested`, names the struct
+/// (`name`) and provides `read(j, c)` (from a JSON object, ConfigError naming
+/// the key otherwise), `write(c)` (to one) and `schema(choices)` (its schema,
+/// config_schema.hpp).
+template <class C>
+struct Nested {
+  static constexpr bool is_nested = false;
+};
+
+/// The registered generator names by the name of the config struct whose
+/// `generator` field they are the choices of (e.g. "TrackGenConfig"): what a
+/// schema lists as that field's choices. A struct not in it lists none.
+using GeneratorChoices = std::map<std::string, std::vector<std::string>, std::less<>>;
+
 // ------------------------------------------------------------- value display
 
 /// The display form of a field value in error messages; for floats the shortest
@@ -47,9 +73,10 @@ inline std::string show(float v) {
   return std::string(buf, r.ptr);
 }
 inline std::string show(int v) { return std::to_string(v); }
+inline std::string show(bool v) { return v ? "true" : "false"; }
 inline std::string show(const std::string& v) { return '"' + v + '"'; }
 template <class E>
-  requires std::is_enum_v<E>
+requires std::is_enum_v<E>
 inline std::string show(E v) {
   const char* name = setting_name(v);
   return name ? show(std::string(name)) : "(enum value " + std::to_string(static_cast<long long>(v)) + ")";
@@ -65,6 +92,11 @@ inline std::string show(const std::vector<int>& v) {
   std::string s = "[";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + show(v[i]);
   return s + "]";
+}
+/// An optional field: its value, or null when unset.
+template <class T>
+std::string show(const std::optional<T>& v) {
+  return v ? show(*v) : std::string("null");
 }
 
 // ------------------------------------------------------------- field specs
@@ -194,8 +226,9 @@ inline constexpr const char* why_corners =
 inline constexpr FieldSpec num_envs =
     doc("batch size E")
         .ge(1)
-        .at_most(1 << 20, "one batch of 2^20 envs is already gigabytes; split larger runs into batches "
-                          "(the memory estimate bounds E further by the machine's memory)")
+        .at_most(1 << 20,
+                 "one batch of 2^20 envs is already gigabytes; split larger runs into batches "
+                 "(the memory estimate bounds E further by the machine's memory)")
         .rule("the estimated memory of the batch (trackgen::estimate_memory) within the memory limit");
 inline constexpr FieldSpec min_num_points = doc("min corner count").ge(2).at_most(1024, why_corners);
 inline constexpr FieldSpec max_num_points =
@@ -230,10 +263,9 @@ inline constexpr const char* why_voronoi_anchors = "each of the K anchors scans 
 inline constexpr FieldSpec voronoi_radial_variation = doc("voronoi radial variation of the anchor ring").ge(0);
 inline constexpr FieldSpec voronoi_angular_jitter = doc("voronoi anchor angle jitter (radians)").ge(0);
 inline constexpr FieldSpec checkpoint_count =
-    doc("checkpoints C per ring")
-        .ge(3)
-        .at_most(4096, "every candidate ring of every env stores its C checkpoints");
-inline constexpr FieldSpec checkpoint_radius_min_frac = doc("smallest checkpoint radius as a fraction of R").ge(0).lt(1);
+    doc("checkpoints C per ring").ge(3).at_most(4096, "every candidate ring of every env stores its C checkpoints");
+inline constexpr FieldSpec checkpoint_radius_min_frac =
+    doc("smallest checkpoint radius as a fraction of R").ge(0).lt(1);
 inline constexpr FieldSpec checkpoint_angle_jitter =
     doc("checkpoint angle jitter as a fraction of the slot 2 pi / C").ge(0).lt(1);
 inline constexpr FieldSpec z_profile = doc("elevation profile");
@@ -241,8 +273,9 @@ inline constexpr FieldSpec z_base = doc("base altitude (flat level, walk origin,
 inline constexpr FieldSpec z_min = doc("lower end of the altitude clamp range");
 inline constexpr FieldSpec z_max = doc("upper end of the altitude clamp range")
                                        .rule(">= z_min")
-                                       .rule("> z_min unless z_profile is \"flat\" (the other profiles are clamped "
-                                             "to [z_min, z_max])");
+                                       .rule(
+                                           "> z_min unless z_profile is \"flat\" (the other profiles are clamped "
+                                           "to [z_min, z_max])");
 inline constexpr FieldSpec z_max_step = doc("random-walk grade cap: |dz| per unit of plan-view arc length").ge(0);
 inline constexpr FieldSpec z_noise_amplitude = doc("noise profile amplitude").ge(0);
 inline constexpr FieldSpec z_noise_harmonics =
@@ -270,6 +303,12 @@ struct FieldRules {
   template <class T>
   void require(bool ok, std::string_view field, const T& value, const std::string& must) const {
     if (!ok) throw ConfigError(owner + "." + std::string(field) + ": " + show(value) + " is invalid; must be " + must);
+  }
+
+  /// Throws "<owner>.<field>: <shown> applies only <when>" for a field set
+  /// (to the value displayed as `shown`) where it does not apply.
+  void check_applies(bool applies, std::string_view field, const std::string& shown, const std::string& when) const {
+    if (!applies) throw ConfigError(owner + "." + std::string(field) + ": " + shown + " applies only " + when);
   }
 
   /// A field >= another field.
@@ -309,7 +348,7 @@ struct FieldRules {
   }
   /// An enum-like field holding a value of its name table.
   template <class E>
-    requires std::is_enum_v<E>
+  requires std::is_enum_v<E>
   void check_field(std::string_view field, E v, const FieldSpec&) const {
     require(setting_name(v) != nullptr, field, v, one_of(setting_names<E>()));
   }
@@ -317,6 +356,10 @@ struct FieldRules {
   /// checked against the registry by check_one_of).
   void check_field(std::string_view, const std::string&, const FieldSpec&) const {}
   void check_field(std::string_view, bool, const FieldSpec&) const {}
+  /// A nested config is validated by its owner's validate(), which knows when
+  /// it applies.
+  template <class C>
+  requires Nested<C>::is_nested void check_field(std::string_view, const C&, const FieldSpec&) const {}
 
   /// check_field of every field of `c` (ConfigFields<C>), in declaration order.
   template <class C>
@@ -340,7 +383,8 @@ struct FieldRules {
   /// check_finite of every field of `c` (ConfigFields<C>).
   template <class C>
   void check_all_finite(const C& c) const {
-    ConfigFields<C>::visit(c, [this](const char* name, const auto& field, const FieldSpec&) { check_finite(name, field); });
+    ConfigFields<C>::visit(
+        c, [this](const char* name, const auto& field, const FieldSpec&) { check_finite(name, field); });
   }
 };
 
@@ -417,8 +461,8 @@ struct Codec<float> {
     const std::string s = show(v);
     double d = 0.0;
     const auto r = std::from_chars(s.data(), s.data() + s.size(), d);
-    const bool exact = r.ec == std::errc() && std::bit_cast<std::uint32_t>(static_cast<float>(d)) ==
-                                                   std::bit_cast<std::uint32_t>(v);
+    const bool exact =
+        r.ec == std::errc() && std::bit_cast<std::uint32_t>(static_cast<float>(d)) == std::bit_cast<std::uint32_t>(v);
     return exact ? d : static_cast<double>(v);
   }
 };
@@ -455,7 +499,7 @@ struct Codec<std::vector<int>> {
 
 /// Enum-like settings: their names in the setting's table.
 template <class E>
-  requires std::is_enum_v<E>
+requires std::is_enum_v<E>
 struct Codec<E> {
   static std::string type() { return "a string, " + one_of(setting_names<E>()); }
   static const char* schema_type() { return "string"; }
@@ -479,6 +523,28 @@ struct Codec<std::optional<T>> {
   }
   static json write(const std::optional<T>& v) { return v ? Codec<T>::write(*v) : json(nullptr); }
 };
+
+/// Nested config structs: a JSON object of their own fields.
+template <class C>
+requires Nested<C>::is_nested struct Codec<C> {
+  static std::string type() { return std::string("a JSON object of ") + Nested<C>::name + " fields"; }
+  static const char* schema_type() { return "object"; }
+  static bool holds(const json& j) { return j.is_object(); }
+  static C read(const json& j) {
+    C c;
+    Nested<C>::read(j, c);
+    return c;
+  }
+  static json write(const C& c) { return Nested<C>::write(c); }
+};
+
+/// The enum type of an enum-like field (E or std::optional<E>), else void.
+template <class T>
+struct EnumOf {
+  using type = std::conditional_t<std::is_enum_v<T>, T, void>;
+};
+template <class T>
+struct EnumOf<std::optional<T>> : EnumOf<T> {};
 
 /// At most this many characters of a JSON value are shown in an error message.
 inline constexpr std::size_t max_shown_chars = 200;
@@ -561,7 +627,7 @@ void read_fields(const json& j, C& c, const std::string& owner) {
     throw ConfigError(owner + ": expected a JSON object of fields, got " + std::string(j.type_name()));
   }
   const FieldRules rules{owner};
-  C out;  // defaults; `c` is only assigned once every key has been read
+  C out;                                // defaults; `c` is only assigned once every key has been read
   for (const auto& item : j.items()) {  // no structured binding: clang 14 (the fuzzer's) cannot capture one
     const std::string& key = item.key();
     const json& value = item.value();
@@ -569,17 +635,22 @@ void read_fields(const json& j, C& c, const std::string& owner) {
     ConfigFields<C>::visit(out, [&](const char* name, auto& field, const FieldSpec&) {
       if (key != name) return;
       using Field = std::decay_t<decltype(field)>;
-      if constexpr (std::is_enum_v<Field>) {
+      using Enum = typename EnumOf<Field>::type;
+      if constexpr (!std::is_void_v<Enum>) {
         if (value.is_string()) {
           const std::string enum_name = value.template get<std::string>();
-          rules.require(parse_setting<Field>(enum_name).has_value(), key, enum_name, one_of(setting_names<Field>()));
+          rules.require(parse_setting<Enum>(enum_name).has_value(), key, enum_name, one_of(setting_names<Enum>()));
         }
       }
       if (!Codec<Field>::holds(value)) {
         throw ConfigError(owner + "." + key + ": " + snippet(value) + " has the wrong type; expected " +
                           Codec<Field>::type());
       }
-      field = Codec<Field>::read(value);
+      try {
+        field = Codec<Field>::read(value);
+      } catch (const ConfigError& e) {  // a nested config's own message, under its key
+        throw ConfigError(owner + "." + key + ": " + e.what());
+      }
       known = true;
     });
     if (!known) throw ConfigError(owner + ": unknown key \"" + key + "\"");
@@ -627,10 +698,19 @@ struct is_optional : std::false_type {};
 template <class T>
 struct is_optional<std::optional<T>> : std::true_type {};
 
-/// The schema entry of one field (format: trackgen/core/config_schema.hpp).
+/// The nested config of a field type (C or std::optional<C>), else void.
+template <class T>
+struct NestedOf {
+  using type = std::conditional_t<Nested<T>::is_nested, T, void>;
+};
+template <class T>
+struct NestedOf<std::optional<T>> : NestedOf<T> {};
+
+/// The schema entry of field `name` of the config struct named `owner`
+/// (format: trackgen/core/config_schema.hpp).
 template <class Field>
-json field_schema(const char* name, const Field& default_value, const FieldSpec& s,
-                  const std::vector<std::string>& generators) {
+json field_schema(const std::string& owner, const char* name, const Field& default_value, const FieldSpec& s,
+                  const GeneratorChoices& generators) {
   json f = json::object();
   f["name"] = name;
   f["type"] = Codec<Field>::schema_type();
@@ -646,10 +726,19 @@ json field_schema(const char* name, const Field& default_value, const FieldSpec&
       if (s.hi_open) f["exclusive_maximum"] = true;
     }
   }
-  if constexpr (std::is_enum_v<Field>) {
-    f["choices"] = setting_names<Field>();
+  using Enum = typename EnumOf<Field>::type;
+  using Inner = typename NestedOf<Field>::type;
+  if constexpr (!std::is_void_v<Enum>) {
+    f["choices"] = setting_names<Enum>();
   } else if constexpr (std::is_same_v<Field, std::string>) {
-    if (std::string_view(name) == "generator" && !generators.empty()) f["choices"] = generators;
+    const auto choices = generators.find(owner);
+    if (std::string_view(name) == "generator" && choices != generators.end() && !choices->second.empty()) {
+      f["choices"] = choices->second;
+    }
+  } else if constexpr (!std::is_void_v<Inner>) {
+    json nested = Nested<Inner>::schema(generators);
+    f["config"] = std::move(nested["config"]);
+    f["fields"] = std::move(nested["fields"]);
   }
   std::string text = s.doc;
   if (s.why_max != nullptr) text += std::string(text.empty() ? "" : ". ") + "Upper bound: " + s.why_max;
@@ -664,15 +753,43 @@ json field_schema(const char* name, const Field& default_value, const FieldSpec&
 
 /// The schema of config struct C (named `owner`): every field of its table in
 /// declaration order with its type, default, bounds, choices, doc and rules.
-/// `generators`, when non-empty, are the choices of the `generator` field.
+/// `generators` holds the choices of the `generator` fields by struct name.
 template <class C>
-json schema_of(const std::string& owner, const std::vector<std::string>& generators) {
+json schema_of(const std::string& owner, const GeneratorChoices& generators) {
   json fields = json::array();
   const C defaults;
   ConfigFields<C>::visit(defaults, [&](const char* name, const auto& field, const FieldSpec& spec) {
-    fields.push_back(field_schema(name, field, spec, generators));
+    fields.push_back(field_schema(owner, name, field, spec, generators));
   });
   return json{{"config", owner}, {"fields", std::move(fields)}};
 }
+
+// ------------------------------------------------ the core configs, nested
+
+/// TrackGenConfig as a field of another config: its own JSON functions and schema.
+template <>
+struct Nested<TrackGenConfig> {
+  static constexpr bool is_nested = true;
+  static constexpr const char* name = "TrackGenConfig";
+  static void read(const json& j, TrackGenConfig& c) { from_json(j, c); }
+  static json write(const TrackGenConfig& c) { return c; }
+  static json schema(const GeneratorChoices& g) {
+    const auto it = g.find(name);
+    return config_schema(it == g.end() ? std::vector<std::string>{} : it->second);
+  }
+};
+
+/// GateGenConfig as a field of another config.
+template <>
+struct Nested<GateGenConfig> {
+  static constexpr bool is_nested = true;
+  static constexpr const char* name = "GateGenConfig";
+  static void read(const json& j, GateGenConfig& c) { from_json(j, c); }
+  static json write(const GateGenConfig& c) { return c; }
+  static json schema(const GeneratorChoices& g) {
+    const auto it = g.find(name);
+    return gate_config_schema(it == g.end() ? std::vector<std::string>{} : it->second);
+  }
+};
 
 }  // namespace trackgen::detail::config_fields
