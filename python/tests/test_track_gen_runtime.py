@@ -255,6 +255,8 @@ def test_gate_checkpoints_course_line_and_frames(gates):
     lt = line.refresh()
     assert lt.count.numpy()[e] == 4 * n
     assert np.allclose(lt.points(e)[::4], gates.points(e), atol=1e-6)  # point i * spg is gate i's centre
+    assert np.from_dlpack(lt.center).shape == (4 * 4 * gates.max_gates, 3)
+    lt.center.__dlpack__()  # a legacy consumer of a read-only array
     tracker = ProgressTracker(cps)
     fc = FrameChecker(gates, 4, radius=0.01, frame_thickness=0.01, frame_depth=0.01)
     with pytest.raises(RuntimeError):

@@ -8,6 +8,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from trackgen._common import LibraryArray
+
 __all__ = ["Array", "VecType", "vec2f", "vec3f", "quatf", "float32", "int32", "int8"]
 
 
@@ -153,9 +155,9 @@ class Array:
 
     def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: Any = None):
         """DLPack export of the memory (no copy), for ``torch.from_dlpack``, ``np.from_dlpack``, ..."""
-        if max_version is None and dl_device is None and copy is None:
-            return self._np.__dlpack__(stream=stream)
-        return self._np.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+        return LibraryArray.__dlpack__(
+            self._np.view(LibraryArray), stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+        )
 
     def __dlpack_device__(self) -> tuple:
         return self._np.__dlpack_device__()
