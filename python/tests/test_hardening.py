@@ -77,6 +77,8 @@ def test_initialize_bounds_the_thread_count():
         "import os, trackgen\nos.environ['OMP_NUM_THREADS'] = '100000'\ntrackgen.TrackGenerator(num_envs=2)\n"
     )
     assert r.returncode != 0 and "too many threads" in r.stderr
+    r = run_python("import os, trackgen\nos.environ['OMP_NUM_THREADS'] = '100000'\ntrackgen.initialize()\n")
+    assert r.returncode != 0 and "OMP_NUM_THREADS=100000" in r.stderr, r.stderr
 
 
 def test_huge_and_array_config_values_name_the_field():

@@ -47,12 +47,20 @@ def initialize(num_threads: Optional[int] = None) -> None:
     """Initializes Kokkos once with ``num_threads`` host threads.
 
     Without an argument the thread count comes from ``OMP_NUM_THREADS`` (else
-    Kokkos' default). Calling it is optional: the first generator initializes
-    Kokkos with the defaults. RuntimeError if Kokkos already runs with another
-    thread count.
+    Kokkos' default). Calling it is optional: the first object initializes
+    Kokkos with the defaults, in whichever thread it is made. ValueError for a
+    count outside [1, ``trackgen._trackgen.max_threads()``] (4 per hardware
+    thread, at most 512, as the command-line tool's ``--threads``), also when it
+    comes from ``OMP_NUM_THREADS``; RuntimeError if Kokkos already runs with
+    another thread count.
     """
     if num_threads is None and os.environ.get("OMP_NUM_THREADS", "").strip().isdigit():
         num_threads = int(os.environ["OMP_NUM_THREADS"])
+        if num_threads > _trackgen.max_threads():
+            raise ValueError(
+                f"trackgen.initialize: OMP_NUM_THREADS={num_threads} asks for too many threads; "
+                f"must be at most {_trackgen.max_threads()}"
+            )
     _trackgen.initialize(num_threads)
 
 
