@@ -181,6 +181,14 @@ def test_rng_seeds_states_and_rebinding():
     bound = track_gen.PerEnvSeededRNG(mine, 4)
     bound.set_seeds_warp(np.array([9], np.int32))
     assert mine[0] == 9  # bound by reference
+    wide = np.arange(4)  # int64: copied
+    copied = track_gen.PerEnvSeededRNG(wide, 4)
+    copied.set_seeds_warp([7, 7])  # a list, any integer dtype
+    assert wide[0] == 0 and copied.seeds_warp.numpy().tolist() == [7, 7, 2, 3]
+    with pytest.raises(ValueError, match="outside int32"):
+        copied.set_seeds_warp(np.array([2**40]))
+    with pytest.raises(ValueError, match="seeds must be int32"):
+        copied.set_seeds_warp(np.array([1.5]))
     with pytest.raises(ValueError, match="k <= 2147483644"):
         track_gen.PerEnvSeededRNG(2**31 - 2, 4)  # TrackGen refuses seeds that would wrap
     with pytest.raises(ValueError, match="cpu"):

@@ -197,13 +197,14 @@ KINDS = {
     "vec2f": (np.float32, 2),
     "float32": (np.float32, 1),
     "int32": (np.int32, 1),
+    "ints": (np.int32, 1),  # seeds, ids, masks: any integer or bool dtype, converted when it fits int32
 }
 
 
 def as_input(value: Any, api: str, name: str, kind: str, n: Optional[int] = None, alias: bool = False) -> np.ndarray:
     """``value`` as a C-contiguous ``[n]`` (scalars) or ``[n, k]`` (vectors)
     numpy array of ``kind`` (``vec3f``, ``quatf``, ``vec2f``, ``float32``,
-    ``int32``), checked in the original's order: type, shape, dtype, device.
+    ``int32``; ``ints``: int32 from any integer or bool dtype whose values fit), checked in the original's order: type, shape, dtype, device.
     ``n`` None accepts any length. ``alias``: the library will read this
     memory later (bound inputs), so it must be C-contiguous already (no copy
     is made). ValueError naming ``api`` and ``name`` otherwise."""
@@ -215,6 +216,10 @@ def as_input(value: Any, api: str, name: str, kind: str, n: Optional[int] = None
     ok = a.ndim == (2 if k > 1 else 1) and (k == 1 or a.shape[1] == k) and (n is None or a.shape[0] == n)
     if not ok:
         raise ValueError(f"{api}: {name} must have shape {want} ({kind}), got {a.shape}")
+    if kind == "ints" and a.dtype != dtype and (a.dtype == np.bool_ or np.issubdtype(a.dtype, np.integer)):
+        if a.size and a.dtype != np.bool_ and (a.min() < -(2**31) or a.max() > 2**31 - 1):
+            raise ValueError(f"{api}: {name} has values outside int32 ([{a.min()}, {a.max()}])")
+        a = a.astype(np.int32)
     if a.dtype != dtype:
         raise ValueError(f"{api}: {name} must be {np.dtype(dtype).name} ({kind}), got dtype {a.dtype}")
     if not a.flags.c_contiguous:

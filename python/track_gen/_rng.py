@@ -42,9 +42,9 @@ class PerEnvSeededRNG:
     (``states_warp``) for the sampling helpers.
 
     ``PerEnvSeededRNG(seeds, num_envs, device="cpu")``: ``seeds`` an int ``k``
-    (env ``e`` gets ``k + e``) or an ``[E]`` int32 array, which is bound by
-    reference (``set_seeds_warp`` writes into it, and writes of your own are
-    read by the next generation). Unlike the original, an int ``k`` with
+    (env ``e`` gets ``k + e``) or an ``[E]`` array: a C-contiguous int32 one is
+    bound by reference (``set_seeds_warp`` writes into it, and writes of your
+    own are read by the next generation), another integer one is copied. Unlike the original, an int ``k`` with
     ``k + E - 1 > 2**31 - 1`` raises ValueError instead of wrapping (the
     command-line tool's rule; docs/differences.md).
     """
@@ -64,7 +64,8 @@ class PerEnvSeededRNG:
                 )
             self._seeds = (k + np.arange(self.num_envs, dtype=np.int64)).astype(np.int32)
         else:
-            self._seeds = as_input(seeds, api, "seeds", "int32", self.num_envs, alias=True)
+            # A C-contiguous int32 array is bound by reference; other integer arrays are copied.
+            self._seeds = as_input(seeds, api, "seeds", "ints", self.num_envs)
         self._states = rand_init(self._seeds)
         self._new_states = self._states.copy()
 
@@ -82,8 +83,8 @@ class PerEnvSeededRNG:
         """For each ``k``: ``seed[ids[k]] = seeds[k]`` and its state ``rand_init(seeds[k])``
         (``ids`` default: every env, in order)."""
         api = "track_gen.PerEnvSeededRNG.set_seeds_warp"
-        s = as_input(seeds, api, "seeds", "int32")
-        idx = np.arange(len(s)) if ids is None else as_input(ids, api, "ids", "int32", len(s))
+        s = as_input(seeds, api, "seeds", "ints")
+        idx = np.arange(len(s)) if ids is None else as_input(ids, api, "ids", "ints", len(s))
         if len(s) > self.num_envs or (len(idx) and (idx.min() < 0 or idx.max() >= self.num_envs)):
             raise ValueError(f"{api}: at most {self.num_envs} seeds, at env ids in [0, {self.num_envs})")
         self._seeds[idx] = s
@@ -94,7 +95,7 @@ class PerEnvSeededRNG:
     def _draw(self, shape: Any, ids: Any, body) -> Array:
         api = "track_gen.PerEnvSeededRNG.sample"
         shape = (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(x) for x in shape)
-        idx = np.arange(self.num_envs) if ids is None else as_input(ids, api, "ids", "int32").astype(np.int64)
+        idx = np.arange(self.num_envs) if ids is None else as_input(ids, api, "ids", "ints").astype(np.int64)
         n = int(np.prod(shape)) if shape else 1
         base = self._states[idx].astype(np.uint32)
         with np.errstate(over="ignore"):

@@ -115,7 +115,7 @@ def _seeds(seeds: Any, api: str, n: int) -> Union[int, np.ndarray]:
                 f"{api}: seeds = {k} with {n} envs would leave int32 (env seeds k + e); k <= {_INT32_MAX - (n - 1)}"
             )
         return k
-    return as_input(seeds, api, "seeds", "int32", n)
+    return as_input(seeds, api, "seeds", "ints", n)
 
 
 class StepResult:
@@ -154,8 +154,8 @@ class _CourseRng:
     def set_seeds_warp(self, seeds: Any, ids: Any = None) -> None:
         """``seed[ids[k]] = seeds[k]`` (ids default: every env in order)."""
         api = "track_gen.Course.rng.set_seeds_warp"
-        s = as_input(seeds, api, "seeds", "int32")
-        idx = np.arange(len(s)) if ids is None else as_input(ids, api, "ids", "int32", len(s))
+        s = as_input(seeds, api, "seeds", "ints")
+        idx = np.arange(len(s)) if ids is None else as_input(ids, api, "ids", "ints", len(s))
         self.seeds_warp.numpy()[idx] = s
 
 

@@ -349,7 +349,7 @@ class SeedState:
     def _where(self, mask: Any) -> Any:
         if mask is None:
             return slice(None)
-        return as_input(mask, "track_gen.exec.SeedState", "mask", "int32", self.num_envs) != 0
+        return as_input(mask, "track_gen.exec.SeedState", "mask", "ints", self.num_envs) != 0
 
     def advance(self, mask: Any = None, *, stream: Any = None, ctx: Any = None) -> None:
         """``epoch += 1`` for every env or where ``mask != 0``."""
@@ -366,12 +366,12 @@ class SeedState:
         if self.bound:
             raise RuntimeError(f"{api}: the seeds are bound to your array; write it, or build with copy=True")
         if ids is None:
-            s = as_input(seeds, api, "seeds", "int32", self.num_envs)
+            s = as_input(seeds, api, "seeds", "ints", self.num_envs)
             self._seeds[:] = s
             self._epoch[:] = 0
         else:
-            i = as_input(ids, api, "ids", "int32")
-            s = as_input(seeds, api, "seeds", "int32", len(i))
+            i = as_input(ids, api, "ids", "ints")
+            s = as_input(seeds, api, "seeds", "ints", len(i))
             self._seeds[i] = s
             self._epoch[i] = 0
 

@@ -76,13 +76,5 @@ class ProgressTracker:
 
 
 def _mask(mask: Any, api: str, n: int):
-    if mask is None:
-        return None
-    import numpy as np
-
-    a = mask.numpy() if isinstance(mask, Array) else mask
-    if not isinstance(a, np.ndarray):
-        a = np.asarray(a)
-    if a.dtype == np.bool_:
-        a = a.astype(np.int32)
-    return as_input(a, api, "mask", "int32", n)
+    """An ``[n]`` int32 mask from any integer or bool array (None stays None)."""
+    return None if mask is None else as_input(mask, api, "mask", "ints", n)
