@@ -280,3 +280,15 @@ def test_gate_checkpoints_course_line_and_frames(gates):
     pt = ProgressTracker(own)
     pt.update(np.float32([[0, 0, 0]]))
     assert pt.update(np.float32([[2, 0, 0]])).passed.numpy().tolist() == [1]
+
+
+def test_gate_sequence_from_arrays_is_zero_copy(gates):
+    arrays = {name: getattr(gates, name).numpy().copy() for name in track_gen.GateSequence.fields}
+    own = track_gen.GateSequence(**arrays)
+    assert own.num_envs == 4 and own.max_gates == gates.max_gates
+    assert own.position.ptr == arrays["position"].__array_interface__["data"][0]
+    line = CourseLine(own, samples_per_gate=2)
+    ref = CourseLine(gates, samples_per_gate=2)
+    assert np.array_equal(line.track.center.numpy(), ref.track.center.numpy(), equal_nan=True)
+    with pytest.raises(ValueError, match="orientation"):
+        track_gen.GateSequence(**dict(arrays, orientation=arrays["orientation"][:, :3]))
