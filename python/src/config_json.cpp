@@ -8,10 +8,24 @@ namespace trackgen::python {
 
 namespace nb = nanobind;
 
+namespace {
+
+/// The value of the Python int `h`; ConfigError naming `where` past 64 bits.
+long long int_value(nb::handle h, const std::string& api, const std::string& where) {
+  long long v = 0;
+  if (!nb::try_cast<long long>(h, v)) {
+    throw ConfigError(api + ": " + where + " = " + nb::cast<std::string>(nb::str(h)) +
+                      " is out of range (a config integer must fit in 64 bits)");
+  }
+  return v;
+}
+
+}  // namespace
+
 nlohmann::json to_json_value(nb::handle h, const std::string& api, const std::string& where) {
   if (h.is_none()) return nullptr;
   if (nb::isinstance<nb::bool_>(h)) return nb::cast<bool>(h);
-  if (nb::isinstance<nb::int_>(h)) return nb::cast<long long>(h);
+  if (nb::isinstance<nb::int_>(h)) return int_value(h, api, where);
   if (nb::isinstance<nb::float_>(h)) return nb::cast<double>(h);
   if (nb::isinstance<nb::str>(h)) return nb::cast<std::string>(h);
   if (nb::isinstance<nb::dict>(h)) {
@@ -30,8 +44,11 @@ nlohmann::json to_json_value(nb::handle h, const std::string& api, const std::st
     for (nb::handle v : h) j.push_back(to_json_value(v, api, where));
     return j;
   }
+  // numpy arrays (and anything else with tolist(), e.g. torch tensors) by
+  // their nested lists; a 0-d array's tolist() is its scalar.
+  if (nb::hasattr(h, "tolist") && nb::hasattr(h, "ndim")) return to_json_value(h.attr("tolist")(), api, where);
   // numpy scalars and other numbers: their int / float value.
-  if (nb::hasattr(h, "__index__")) return nb::cast<long long>(nb::int_(h));
+  if (nb::hasattr(h, "__index__")) return int_value(nb::int_(h), api, where);
   if (nb::hasattr(h, "__float__")) return nb::cast<double>(nb::float_(h));
   throw ConfigError(api + ": " + where + " has an unsupported type " +
                     nb::cast<std::string>(nb::str(h.type().attr("__name__"))));

@@ -4,6 +4,7 @@
 // arrays.
 #include "arrays.hpp"
 #include "config_json.hpp"
+#include "inputs.hpp"
 #include "runtime.hpp"
 #include "tracks.hpp"
 
@@ -33,7 +34,7 @@ class PyCourse : public Holder {
   using C = Course<Space>;
 
   explicit PyCourse(const CourseConfig& config) {
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     course_ = std::make_unique<C>(space_, config);
     const auto& cfg = course_->config();
     num_envs_ = course_->num_envs();
@@ -56,7 +57,7 @@ class PyCourse : public Holder {
   }
 
   ~PyCourse() override {
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     release();
   }
 
@@ -71,15 +72,20 @@ class PyCourse : public Holder {
 
   void step() {
     check_alive("trackgen.Course.step");
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     course_->step();
     space_.fence();
+  }
+
+  double seconds_per_step(int n) {
+    check_alive("trackgen.Course.step");
+    return seconds_per_call(space_, n, [&] { course_->step(); });
   }
 
   void regenerate(const HostInts& mask, bool advance) {
     check_alive("trackgen.Course.regenerate");
     check_extent("trackgen.Course.regenerate", "mask", mask.shape(0), mask_.extent(0));
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     copy_in(space_, mask_, mask);
     course_->regenerate(mask_, advance);
     space_.fence();
@@ -88,7 +94,7 @@ class PyCourse : public Holder {
   void reset(const HostInts& mask) {
     check_alive("trackgen.Course.reset");
     check_extent("trackgen.Course.reset", "mask", mask.shape(0), mask_.extent(0));
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     copy_in(space_, mask_, mask);
     course_->reset(mask_);
     space_.fence();
@@ -96,7 +102,7 @@ class PyCourse : public Holder {
 
   void generate(std::optional<std::int32_t> k) {
     check_alive("trackgen.Course.generate");
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     if (k) {
       course_->generate(*k);
     } else {
@@ -151,6 +157,75 @@ class PyCourse : public Holder {
     return d;
   }
 
+  /// Binds the caller's arrays (aliased; the Python layer keeps them alive)
+  /// instead of the Course's own state arrays.
+  void bind(const InFloats& position, const std::optional<InFloats>& orientation,
+            const std::optional<InFloats>& half_extents, const std::optional<InFloats>& box_position) {
+    check_alive("trackgen.Course.bind");
+    const std::string api = "track_gen.course.Course.bind";
+    const auto p = alias<Vec3f>(position, api, "position");
+    const auto o = orientation ? alias<Quatf>(*orientation, api, "orientation") : C::QuatView();
+    const auto h = half_extents ? alias<Vec2f>(*half_extents, api, "half_extents") : C::Vec2View();
+    const auto b = box_position ? alias<Vec3f>(*box_position, api, "box_position") : C::Vec3View();
+    const DeviceLock lock;
+    course_->bind(p, o, h, b);
+  }
+
+  /// Writes the per-env base seeds (epochs back to 0), then generates.
+  void generate_seeds(const HostInts& seeds) {
+    check_alive("trackgen.Course.generate");
+    check_extent("trackgen.Course.generate", "seeds", seeds.shape(0), mask_.extent(0));
+    const DeviceLock lock;
+    copy_in(space_, mask_, seeds);
+    course_->seeds().set(mask_);
+    course_->generate();
+    space_.fence();
+  }
+
+  /// The arrays of the Course's helpers by "<helper>.<name>" (owner: `self`).
+  nb::dict tool_arrays(nb::handle self) const {
+    check_alive("trackgen.Course");
+    nb::dict d;
+    auto put = [&](const char* name, const auto& v) {
+      if (v.data() != nullptr) d[name] = export_view(v, self);
+    };
+    put("seeds", course_->seeds().seeds());
+    put("epoch", course_->seeds().epoch());
+    put("progress.next_checkpoint_state", course_->progress().next_checkpoint_state());
+    put("progress.previous_position", course_->progress().previous_position());
+    if (!gates_mode_) {
+      put("checkpoint_sampler.truncated", course_->checkpoint_sampler().truncated());
+      put("checkpoint_sampler.step", course_->checkpoint_sampler().step());
+    }
+    if (const auto* c = course_->collision()) {
+      put("collision.sdf.phi", c->sdf().phi);
+      put("collision.sdf.boundary", c->sdf().boundary);
+      put("collision.sdf.lo", c->sdf().lo);
+      put("collision.sdf.hi", c->sdf().hi);
+    }
+    if (const auto* h = course_->heightfield()) {
+      put("heightfield.height", h->height);
+      put("heightfield.lo", h->lo);
+      put("heightfield.hi", h->hi);
+    }
+    if (const auto* l = course_->localizer()) put("localizer.last_segment", l->last_segment());
+    return d;
+  }
+
+  PyCheckpoints* checkpoints() const {
+    check_alive("trackgen.Course.checkpoints");
+    return new PyCheckpoints(course_->checkpoints());
+  }
+  PyGates* gates() const {
+    check_alive("trackgen.Course.gates");
+    return new PyGates(course_->gates());
+  }
+  /// The generator's result (the Track in track mode; the gates in gates mode is gates()).
+  PyTrack* generator_track() {
+    check_alive("trackgen.Course.generator");
+    return new PyTrack(course_->generator().track(), false);
+  }
+
   PyTrack* track() const {
     check_alive("trackgen.Course.track");
     return new PyTrack(course_->track(), true);
@@ -187,13 +262,31 @@ void bind_course(nb::module_& m) {
       .def(
           "__init__", [](PyCourse* self, nb::handle fields) { new (self) PyCourse(course_config(fields)); },
           nb::arg("fields"))
+      .def_static(
+          "validate",
+          [](nb::handle fields) {
+            const CourseConfig c = course_config(fields);
+            c.validate(c.mode == CourseMode::gates ? available_gate_generators<Space>()
+                                                   : available_generators<Space>());
+          },
+          nb::arg("fields"),
+          "Validates a CourseConfig given as a dict (ValueError naming the field), allocating nothing.")
       .def("step", &PyCourse::step, nb::call_guard<nb::gil_scoped_release>())
+      .def("_seconds_per_step", &PyCourse::seconds_per_step, nb::arg("n"),
+           "Benchmark hook: seconds per step() of a loop of n in C++ (perf).")
       .def("regenerate", &PyCourse::regenerate, nb::arg("mask"), nb::arg("advance"),
            nb::call_guard<nb::gil_scoped_release>())
       .def("reset", &PyCourse::reset, nb::arg("mask"), nb::call_guard<nb::gil_scoped_release>())
       .def("generate", &PyCourse::generate, nb::arg("k") = nb::none(), nb::call_guard<nb::gil_scoped_release>())
       .def("arrays", [](nb::handle self) { return nb::cast<const PyCourse&>(self).arrays(self); })
       .def("track", &PyCourse::track)
+      .def("bind", &PyCourse::bind, nb::arg("position"), nb::arg("orientation").none(), nb::arg("half_extents").none(),
+           nb::arg("box_position").none())
+      .def("generate_seeds", &PyCourse::generate_seeds, nb::arg("seeds"), nb::call_guard<nb::gil_scoped_release>())
+      .def("tool_arrays", [](nb::handle self) { return nb::cast<const PyCourse&>(self).tool_arrays(self); })
+      .def("checkpoints", &PyCourse::checkpoints)
+      .def("gates", &PyCourse::gates)
+      .def("generator_track", &PyCourse::generator_track)
       .def_prop_ro("num_envs", &PyCourse::num_envs)
       .def_prop_ro("max_boxes", &PyCourse::max_boxes)
       .def_prop_ro("gates_mode", &PyCourse::gates_mode)

@@ -2,8 +2,10 @@
 // drone racing; the Python layer in trackgen/gates.py checks the arguments).
 #include "arrays.hpp"
 #include "config_json.hpp"
+#include "inputs.hpp"
 #include "producer.hpp"
 #include "runtime.hpp"
+#include "tracks.hpp"
 
 #include <trackgen/trackgen.hpp>
 
@@ -12,15 +14,6 @@
 
 namespace trackgen::python {
 namespace {
-
-/// A GateSequence whose fields Python reads as arrays without a copy.
-class PyGates : public Holder {
- public:
-  explicit PyGates(GateSequence<MemSpace> g) : gates(std::move(g)) {}
-  void release() noexcept override { gates = GateSequence<MemSpace>(); }
-
-  GateSequence<MemSpace> gates;
-};
 
 using PyGateGenerator = PyProducer<GateGenerator<Space>, GateGenConfig>;
 
@@ -44,12 +37,20 @@ void bind_gates(nb::module_& m) {
             GateSequence<MemSpace> copy;
             {
               nb::gil_scoped_release unlocked;
-              std::lock_guard lock(device_mutex());
+              const DeviceLock lock;
               copy = g.gates.clone();
             }
             return new PyGates(std::move(copy));
           },
-          "An independent deep copy (not refilled by generate()).");
+          "An independent deep copy (not refilled by generate()).")
+      .def_static(
+          "_from_arrays",
+          [](const nb::dict& arrays, int num_envs, int max_gates) {
+            return new PyGates(
+                batch_from_arrays<GateSequence<MemSpace>>("track_gen.GateSequence", arrays, num_envs, max_gates));
+          },
+          nb::arg("arrays"), nb::arg("num_envs"), nb::arg("max_gates"),
+          "A sequence whose fields named in `arrays` alias those arrays (the others empty).");
 
   nb::class_<PyGateGenerator> gen(m, "_GateGenerator");
   gen.def(
@@ -64,7 +65,10 @@ void bind_gates(nb::module_& m) {
             new (self) PyGateGenerator("trackgen.GateGenerator", c, seeds);
           },
           nb::arg("config"), nb::arg("seeds"))
-      .def("gates", [](const PyGateGenerator& g) { return new PyGates(g.producer().gates()); });
+      .def("gates", [](const PyGateGenerator& g) { return new PyGates(g.producer().gates()); })
+      .def_prop_ro("frame_fallbacks", [](nb::handle s) {
+        return export_view(nb::cast<const PyGateGenerator&>(s).producer().frame_fallbacks(), s);
+      });
   bind_producer_methods<PyGateGenerator>(gen);
 }
 

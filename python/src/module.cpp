@@ -1,6 +1,7 @@
 // The extension module trackgen._trackgen: Kokkos lifetime, backend facts, and
 // the bindings of each part.
 #include "arrays.hpp"
+#include "inputs.hpp"
 #include "runtime.hpp"
 
 #include <trackgen/version.hpp>
@@ -19,6 +20,7 @@ NB_MODULE(_trackgen, m) {
 
   m.def("initialize", &py::initialize, nb::arg("num_threads") = nb::none(),
         "Initializes Kokkos (once) with num_threads host threads (default: OMP_NUM_THREADS, else Kokkos' default).");
+  m.def("max_threads", &py::max_threads, "The most host threads initialize() accepts.");
   m.def("is_initialized", &py::is_initialized, "Whether Kokkos is initialized.");
   m.def("_finalize", &py::finalize,
         "Releases every live object's Views and finalizes Kokkos (registered with atexit).");
@@ -33,6 +35,12 @@ NB_MODULE(_trackgen, m) {
   py::bind_tracks(m);
   py::bind_gates(m);
   py::bind_course(m);
+  py::bind_utilities(m);
 
   nb::module_::import_("atexit").attr("register")(m.attr("_finalize"));
+  // Arrays (e.g. np.from_dlpack views) may outlive the interpreter's
+  // finalization, keeping their owners alive; _finalize has already released
+  // every Holder's Views by then, so those objects hold no library memory and
+  // nanobind's report of them as leaks is noise.
+  nb::set_leak_warnings(false);
 }

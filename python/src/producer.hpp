@@ -23,7 +23,7 @@ class PyProducer : public Holder {
   /// A producer of `config` (validated by `Config`'s rules) with base seeds
   /// k + e; generates that batch. `api` names it in messages.
   PyProducer(const char* api, const Config& config, std::int32_t k) : api_(api) {
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     allocate(config);
     write_seeds(k);
     producer_ = std::make_unique<Producer>(space_, config, seeds_);
@@ -31,7 +31,7 @@ class PyProducer : public Holder {
 
   /// A producer of `config` with the per-env base seeds `seeds`; generates that batch.
   PyProducer(const char* api, const Config& config, const HostInts& seeds) : api_(api) {
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     allocate(config);
     check_extent(api_, "seed", seeds.shape(0), seeds_.extent(0));
     copy_in(space_, seeds_, seeds);
@@ -39,7 +39,7 @@ class PyProducer : public Holder {
   }
 
   ~PyProducer() override {
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     release();
   }
 
@@ -52,20 +52,20 @@ class PyProducer : public Holder {
   /// seeds[e] = k + e (int32 wrap-around), as the command-line tool's --seed.
   void set_seeds(std::int32_t k) {
     check_alive(api_);
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     write_seeds(k);
   }
 
   void set_seeds_array(const HostInts& seeds) {
     check_alive(api_);
     check_extent(api_, "seed", seeds.shape(0), seeds_.extent(0));
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     copy_in(space_, seeds_, seeds);
   }
 
   void generate() {
     check_alive(api_);
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     producer_->generate();
     space_.fence();
   }
@@ -73,7 +73,7 @@ class PyProducer : public Holder {
   void generate_masked(const HostInts& mask, bool advance) {
     check_alive(api_);
     check_extent(api_, "mask", mask.shape(0), mask_.extent(0));
-    std::lock_guard lock(device_mutex());
+    const DeviceLock lock;
     copy_in(space_, mask_, mask);
     producer_->generate(mask_, advance);
     space_.fence();
@@ -111,6 +111,7 @@ class PyProducer : public Holder {
   }
 
   void write_seeds(std::int32_t k) {
+    check_arange_seeds(api_, k, static_cast<int>(seeds_.extent(0)));
     auto host = Kokkos::create_mirror_view(seeds_);
     for (std::size_t e = 0; e < host.extent(0); ++e) {
       host(e) = expand_seed(k, static_cast<std::int32_t>(e), SeedExpansion::arange);

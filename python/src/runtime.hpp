@@ -6,6 +6,8 @@
 // Kokkos.
 #pragma once
 
+#include <trackgen/core/compat.hpp>
+
 #include <mutex>
 #include <optional>
 
@@ -32,9 +34,15 @@ class Holder {
   bool released_ = false;
 };
 
+/// The most host threads initialize() accepts: 4 per hardware thread, and at
+/// most 512 (the thread pool of Kokkos 3.4's OpenMP backend), as the
+/// command-line tool's --threads.
+int max_threads();
 /// Initializes Kokkos with `threads` host threads (unset: Kokkos' default, which
-/// honours OMP_NUM_THREADS). std::runtime_error if Kokkos is already initialized
-/// with another thread count or was finalized.
+/// honours OMP_NUM_THREADS). ConfigError for a count outside [1, max_threads()]
+/// (also when it comes from KOKKOS_NUM_THREADS or OMP_NUM_THREADS), before
+/// Kokkos starts; std::runtime_error if Kokkos is already initialized with
+/// another thread count or was finalized. Callable from any thread.
 void initialize(std::optional<int> threads);
 /// Initializes Kokkos with its defaults unless it is initialized (every API that
 /// allocates or launches calls it first).
@@ -45,6 +53,14 @@ bool is_initialized();
 /// backends must not be entered from two threads at once, so device work of
 /// all objects is serialized (other Python threads still run).
 std::mutex& device_mutex();
+/// What every call into Kokkos holds: device_mutex(), and on Kokkos 3.4's OpenMP
+/// backend the adoption of its instance by the calling thread (that backend
+/// keeps its instance in a thread-local pointer of the thread that initialized
+/// Kokkos, so without it another Python thread could not allocate or launch).
+struct DeviceLock {
+  std::lock_guard<std::mutex> lock{device_mutex()};
+  compat::OpenMPThreadScope adopt;
+};
 /// Releases every live Holder, then finalizes Kokkos (registered with atexit by
 /// the module; a no-op when Kokkos was never initialized or is finalized).
 void finalize();

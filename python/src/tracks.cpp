@@ -3,6 +3,7 @@
 #include "tracks.hpp"
 #include "arrays.hpp"
 #include "config_json.hpp"
+#include "inputs.hpp"
 #include "producer.hpp"
 #include "runtime.hpp"
 
@@ -58,13 +59,20 @@ void bind_tracks(nb::module_& m) {
             Track<MemSpace> copy;
             {
               nb::gil_scoped_release unlocked;  // the copy; Holders are made with the GIL held
-              std::lock_guard lock(device_mutex());
+              const DeviceLock lock;
               copy = t.track.clone();
             }
             return new PyTrack(std::move(copy));
           },
           "An independent deep copy (not refilled by generate()).")
-      .def("_data_ptr", &PyTrack::data_ptr, nb::arg("field"), "Address of a field's View data() (tests).");
+      .def("_data_ptr", &PyTrack::data_ptr, nb::arg("field"), "Address of a field's View data() (tests).")
+      .def_static(
+          "_from_arrays",
+          [](const nb::dict& arrays, int num_envs, int n_max) {
+            return new PyTrack(batch_from_arrays<Track<MemSpace>>("track_gen.Track", arrays, num_envs, n_max));
+          },
+          nb::arg("arrays"), nb::arg("num_envs"), nb::arg("n_max"),
+          "A Track whose fields named in `arrays` alias those arrays (the others empty).");
 
   nb::class_<PyGenerator> gen(m, "_TrackGenerator");
   gen.def(
@@ -80,6 +88,9 @@ void bind_tracks(nb::module_& m) {
           },
           nb::arg("config"), nb::arg("seeds"))
       .def("track", [](const PyGenerator& g) { return new PyTrack(g.producer().track(), true); })
+      .def(
+          "track_rw", [](const PyGenerator& g) { return new PyTrack(g.producer().track(), false); },
+          "The Track with writable arrays (the track_gen package's, as the original's).")
       .def_prop_ro("masked_lane_envs", [](const PyGenerator& g) { return g.producer().masked_lane_envs(); });
   bind_producer_methods<PyGenerator>(gen);
 }

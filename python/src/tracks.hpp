@@ -1,11 +1,13 @@
-// The bound Track: a Holder of a Track's Views (shared with the generator that
-// wrote them, or a clone).
+// The bound Track and GateSequence: Holders of a batch's Views (shared with the
+// producer that wrote them, a clone, or Views over arrays given by Python).
 #pragma once
 
 #include "arrays.hpp"
 #include "runtime.hpp"
 
+#include <trackgen/core/gate_sequence.hpp>
 #include <trackgen/core/track.hpp>
+#include <trackgen/runtime/checkpoints.hpp>
 
 #include <cstdint>
 #include <string>
@@ -24,6 +26,23 @@ class PyTrack : public Holder {
 
   Track<MemSpace> track;
   bool read_only;
+};
+
+/// A GateSequence whose fields Python reads as arrays without a copy.
+class PyGates : public Holder {
+ public:
+  explicit PyGates(GateSequence<MemSpace> g) : gates(std::move(g)) {}
+  void release() noexcept override { gates = GateSequence<MemSpace>(); }
+
+  GateSequence<MemSpace> gates;
+};
+
+/// A CheckpointSet (a sampler's, a course's, aliasing arrays or a gate sequence).
+class PyCheckpoints : public Holder {
+ public:
+  explicit PyCheckpoints(CheckpointSet<Space> s) : set(std::move(s)) {}
+  void release() noexcept override { set = CheckpointSet<Space>(); }
+  CheckpointSet<Space> set;
 };
 
 }  // namespace trackgen::python

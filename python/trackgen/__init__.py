@@ -17,7 +17,7 @@ from typing import Any, Mapping, Optional, Union
 import numpy as np
 
 from . import _trackgen
-from ._common import JsonConfig, Producer, add_field_properties
+from ._common import JsonConfig, Producer, add_field_properties, check_env_index
 from ._trackgen import backend, concurrency, gate_generators, generators, git_revision, is_initialized
 from .course import Course, StepResult
 from .gates import GateGenConfig, GateGenerator, GateSequence
@@ -47,12 +47,20 @@ def initialize(num_threads: Optional[int] = None) -> None:
     """Initializes Kokkos once with ``num_threads`` host threads.
 
     Without an argument the thread count comes from ``OMP_NUM_THREADS`` (else
-    Kokkos' default). Calling it is optional: the first generator initializes
-    Kokkos with the defaults. RuntimeError if Kokkos already runs with another
-    thread count.
+    Kokkos' default). Calling it is optional: the first object initializes
+    Kokkos with the defaults, in whichever thread it is made. ValueError for a
+    count outside [1, ``trackgen._trackgen.max_threads()``] (4 per hardware
+    thread, at most 512, as the command-line tool's ``--threads``), also when it
+    comes from ``OMP_NUM_THREADS``; RuntimeError if Kokkos already runs with
+    another thread count.
     """
     if num_threads is None and os.environ.get("OMP_NUM_THREADS", "").strip().isdigit():
         num_threads = int(os.environ["OMP_NUM_THREADS"])
+        if num_threads > _trackgen.max_threads():
+            raise ValueError(
+                f"trackgen.initialize: OMP_NUM_THREADS={num_threads} asks for too many threads; "
+                f"must be at most {_trackgen.max_threads()}"
+            )
     _trackgen.initialize(num_threads)
 
 
@@ -98,8 +106,7 @@ class Track:
 
     def points(self, env: int, field: str = "center") -> np.ndarray:
         """The ``count[env]`` real rows of a per-point field of env ``env`` (a view, host backends)."""
-        if not 0 <= env < self.num_envs:
-            raise ValueError(f"trackgen.Track.points: env must be in [0, {self.num_envs}), got {env}")
+        env = check_env_index(env, self.num_envs, "trackgen.Track.points")
         n = int(self.count[env])
         return getattr(self, field)[env * self.n_max : env * self.n_max + n]
 

@@ -12,6 +12,37 @@ import numpy as np
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
+class LibraryArray(np.ndarray):
+    """A numpy array over the library's memory (the type of every field array).
+
+    It differs from np.ndarray in one thing: a read-only one (a producer's)
+    exported to a legacy DLPack consumer (``__dlpack__()`` without
+    ``max_version``, which numpy refuses for read-only arrays since that DLPack
+    version cannot flag them) is shared anyway, as ``torch.from_numpy`` shares
+    a read-only array: do not write through such a tensor. Consumers of DLPack
+    >= 1.0 get the read-only flag.
+    """
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: Any = None):
+        if max_version is None and dl_device is None and copy is None:
+            target = self if self.flags.writeable else np.asarray(_WritableAlias(self))
+            return np.ndarray.__dlpack__(target.view(np.ndarray), stream=stream)
+        return np.ndarray.__dlpack__(
+            self.view(np.ndarray), stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+        )
+
+
+class _WritableAlias:
+    """The memory of a read-only array as a writable array interface (the
+    array, kept as an attribute, keeps the memory alive)."""
+
+    def __init__(self, a: np.ndarray) -> None:
+        self._a = a
+        iface = dict(a.__array_interface__)
+        iface["data"] = (iface["data"][0], False)
+        self.__array_interface__ = iface
+
+
 def add_field_properties(cls: type, native: Any, stride: str, cpp_name: str) -> None:
     """Adds to ``cls`` (whose instances keep the bound container in ``_native_attr``)
     one read-only property per field of the native class's ``fields`` list:
@@ -25,7 +56,9 @@ def add_field_properties(cls: type, native: Any, stride: str, cpp_name: str) -> 
         doc = f"``{cpp_name}::{name}``: {shape} {dtype}, an array over the library's memory (no copy)."
         # Bound per field through a default argument (a closure over the loop
         # variable would see its last value).
-        setattr(cls, name, property(lambda self, _n=name: getattr(getattr(self, attr), _n), doc=doc))
+        setattr(
+            cls, name, property(lambda self, _n=name: getattr(getattr(self, attr), _n).view(LibraryArray), doc=doc)
+        )
 
 
 class JsonConfig:
@@ -49,8 +82,12 @@ class JsonConfig:
     def from_json(cls, path: Union[str, os.PathLike]):
         """A config read from a JSON file by the library's own reader."""
         self = cls.__new__(cls)
-        object.__setattr__(self, "_c", cls._native.load(os.fspath(path)))
+        object.__setattr__(self, "_c", load_config_file(cls._native, path, f"trackgen.{cls.__name__}.from_json"))
         return self
+
+    def __reduce__(self):
+        # pickle, copy and deepcopy: the class and its fields
+        return (type(self), (self.to_dict(),))
 
     def to_dict(self) -> dict:
         """Every field by its JSON name (a fresh dict)."""
@@ -83,6 +120,27 @@ class JsonConfig:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.to_dict()!r})"
+
+
+def load_config_file(native: Any, path: Any, api: str) -> Any:
+    """``native.load(path)`` (the library's JSON reader), with ValueError naming
+    ``api`` and the path for a folder or a file that is not UTF-8 text."""
+    p = os.fspath(path)
+    if os.path.isdir(p):
+        raise ValueError(f"{api}: {p} is a folder, not a JSON config file")
+    try:
+        return native.load(p)
+    except UnicodeDecodeError:
+        raise ValueError(f"{api}: {p} is not a JSON config file (not UTF-8 text)") from None
+
+
+def check_env_index(env: Any, num_envs: int, api: str) -> int:
+    """``env`` as an int in [0, num_envs); ValueError naming ``api`` otherwise."""
+    if isinstance(env, (bool, np.bool_)) or not isinstance(env, numbers.Integral):
+        raise ValueError(f"{api}: env must be an int, got {env!r}")
+    if not 0 <= int(env) < num_envs:
+        raise ValueError(f"{api}: env must be in [0, {num_envs}), got {env}")
+    return int(env)
 
 
 def make_config(cls: type, config: Any, kwargs: dict):

@@ -9,7 +9,7 @@ from typing import Any, Mapping, Union
 import numpy as np
 
 from . import _trackgen
-from ._common import JsonConfig, Producer, add_field_properties
+from ._common import JsonConfig, Producer, add_field_properties, check_env_index
 
 __all__ = ["GateGenConfig", "GateGenerator", "GateSequence"]
 
@@ -44,8 +44,7 @@ class GateSequence:
 
     def points(self, env: int, field: str = "position") -> np.ndarray:
         """The ``count[env]`` real rows of a per-gate field of env ``env`` (a view, host backends)."""
-        if not 0 <= env < self.num_envs:
-            raise ValueError(f"trackgen.GateSequence.points: env must be in [0, {self.num_envs}), got {env}")
+        env = check_env_index(env, self.num_envs, "trackgen.GateSequence.points")
         n = int(self.count[env])
         return getattr(self, field)[env * self.max_gates : env * self.max_gates + n]
 

@@ -1,0 +1,1 @@
+"""Interop with other frameworks (``track_gen.interop.torch``)."""
