@@ -150,22 +150,28 @@ void bezier_polygon(const LaunchContext<Space>& ctx, const std::string& label, c
 template <class Space>
 BezierGenerator<Space>::BezierGenerator(const Space& space, const TrackGenConfig& config)
     : Base("bezier", BezierParams::from_config(config)) {
-  const std::size_t E = p_.num_envs, P = p_.num_slots, M = p_.dense_stride();
-  const std::size_t S = p_.styled ? E : 0;
-  style_rad_ = this->template scratch<float>(space, "style_rad", S);
-  style_scale_ = this->template scratch<float>(space, "style_scale", S);
-  style_clamp_ = this->template scratch<float>(space, "style_clamp", S);
-  count_ = this->template scratch<std::int32_t>(space, "count", E);
-  raw_ = this->template scratch<Vec2f>(space, "raw_corners", E * P);
-  corners_ = this->template scratch<Vec2f>(space, "corners", E * P);
-  used_ = this->template scratch<std::int32_t>(space, "used", E * P);
-  keys_ = this->template scratch<std::uint64_t>(space, "keys", E * P);
-  tangents_ = this->template scratch<Vec2f>(space, "tangents", E * P);
-  shorter_edge_ = this->template scratch<float>(space, "shorter_edge", E * P);
-  dense_ = this->template scratch<Vec2f>(space, "dense", E * M);
-  poly_ = this->template scratch<Vec2f>(space, "poly", E * M);
-  crossers_ = this->template scratch<std::int32_t>(space, "crossers", E);
-  arc_ = ArcScratch<Space>(space, "bezier", p_.num_envs, p_.dense_stride());
+  allocate_plan(*this, [&](auto&& f) { scratch_plan(p_, f); }, space, this->name_);
+}
+
+template <class Space>
+template <class F>
+void BezierGenerator<Space>::scratch_plan(const BezierParams& p, F&& f) {
+  const std::size_t E = p.num_envs, P = p.num_slots, M = p.dense_stride();
+  const std::size_t S = p.styled ? E : 0;
+  f("style_rad", TRACKGEN_MEMBER(style_rad_), S);
+  f("style_scale", TRACKGEN_MEMBER(style_scale_), S);
+  f("style_clamp", TRACKGEN_MEMBER(style_clamp_), S);
+  f("count", TRACKGEN_MEMBER(count_), E);
+  f("raw_corners", TRACKGEN_MEMBER(raw_), E * P);
+  f("corners", TRACKGEN_MEMBER(corners_), E * P);
+  f("used", TRACKGEN_MEMBER(used_), E * P);
+  f("keys", TRACKGEN_MEMBER(keys_), E * P);
+  f("tangents", TRACKGEN_MEMBER(tangents_), E * P);
+  f("shorter_edge", TRACKGEN_MEMBER(shorter_edge_), E * P);
+  f("dense", TRACKGEN_MEMBER(dense_), E * M);
+  f("poly", TRACKGEN_MEMBER(poly_), E * M);
+  f("crossers", TRACKGEN_MEMBER(crossers_), E);
+  f("arc", TRACKGEN_MEMBER(arc_), E, M);
 }
 
 template <class Space>
@@ -189,16 +195,12 @@ void BezierGenerator<Space>::generate(const LaunchContext<Space>& ctx, const Int
 template <class Space>
 std::size_t BezierGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
   const BezierParams p = BezierParams::from_config(config);
-  const std::size_t E = p.num_envs, P = p.num_slots, M = p.dense_stride();
-  const std::size_t per_corner = 3 * sizeof(Vec2f) + sizeof(std::int32_t) + sizeof(std::uint64_t) + sizeof(float);
-  return (p.styled ? E * 3 * sizeof(float) : 0) + 2 * E * sizeof(std::int32_t) + E * P * per_corner +
-         2 * E * M * sizeof(Vec2f) + arc_scratch_bytes(E, M);
+  return plan_bytes<BezierGenerator>([&](auto&& f) { scratch_plan(p, f); });
 }
 
 template <class Space>
 std::size_t BezierGenerator<Space>::device_bytes() const {
-  return arc_.bytes() + views_bytes(style_rad_, style_scale_, style_clamp_, count_, raw_, corners_, used_, keys_,
-                                    tangents_, shorter_edge_, dense_, poly_, crossers_);
+  return plan_device_bytes(*this, [&](auto&& f) { scratch_plan(p_, f); });
 }
 
 #define TRACKGEN_INSTANTIATE_BEZIER(S) \

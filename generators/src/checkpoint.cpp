@@ -273,14 +273,20 @@ void checkpoint_clip(const LaunchContext<Space>& ctx, const std::string& label, 
 template <class Space>
 CheckpointGenerator<Space>::CheckpointGenerator(const Space& space, const TrackGenConfig& config)
     : Base("checkpoint", CheckpointParams::from_config(config)) {
-  const std::size_t E = p_.num_envs, N = p_.num_points, K = p_.num_candidates, C = p_.num_checkpoints;
+  allocate_plan(*this, [&](auto&& f) { scratch_plan(p_, f); }, space, this->name_);
+}
+
+template <class Space>
+template <class F>
+void CheckpointGenerator<Space>::scratch_plan(const CheckpointParams& p, F&& f) {
+  const std::size_t E = p.num_envs, N = p.num_points, K = p.num_candidates, C = p.num_checkpoints;
   const bool multi = K > 1;
-  checkpoints_ = this->template scratch<Vec2f>(space, "checkpoints", E * K * C);
-  candidates_ = this->template scratch<Vec2f>(space, "candidates", multi ? E * K * N : 0);
-  crossings_ = this->template scratch<std::int32_t>(space, "candidate_crossings", multi ? E * K : 0);
-  clip_loops_ = this->template scratch<Vec2f>(space, "clip", p_.clip ? E * (N + 2) : 0);
-  clipped_ = this->template scratch<std::int32_t>(space, "clip_active", p_.clip ? E : 0);
-  if (p_.clip) arc_ = ArcScratch<Space>(space, "checkpoint", p_.num_envs, p_.num_points + 2);
+  f("checkpoints", TRACKGEN_MEMBER(checkpoints_), E * K * C);
+  f("candidates", TRACKGEN_MEMBER(candidates_), multi ? E * K * N : 0);
+  f("candidate_crossings", TRACKGEN_MEMBER(crossings_), multi ? E * K : 0);
+  f("clip", TRACKGEN_MEMBER(clip_loops_), p.clip ? E * (N + 2) : 0);
+  f("clip_active", TRACKGEN_MEMBER(clipped_), p.clip ? E : 0);
+  if (p.clip) f("arc", TRACKGEN_MEMBER(arc_), E, N + 2);
 }
 
 template <class Space>
@@ -309,16 +315,12 @@ void CheckpointGenerator<Space>::generate(const LaunchContext<Space>& ctx, const
 template <class Space>
 std::size_t CheckpointGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
   const CheckpointParams p = CheckpointParams::from_config(config);
-  const std::size_t E = p.num_envs, N = p.num_points, K = p.num_candidates, C = p.num_checkpoints;
-  const std::size_t multi = K > 1 ? E * K * (N * sizeof(Vec2f) + sizeof(std::int32_t)) : 0;
-  const std::size_t clip =
-      p.clip ? E * ((N + 2) * sizeof(Vec2f) + sizeof(std::int32_t)) + arc_scratch_bytes(E, N + 2) : 0;
-  return E * K * C * sizeof(Vec2f) + multi + clip;
+  return plan_bytes<CheckpointGenerator>([&](auto&& f) { scratch_plan(p, f); });
 }
 
 template <class Space>
 std::size_t CheckpointGenerator<Space>::device_bytes() const {
-  return arc_.bytes() + views_bytes(checkpoints_, candidates_, crossings_, clip_loops_, clipped_);
+  return plan_device_bytes(*this, [&](auto&& f) { scratch_plan(p_, f); });
 }
 
 #define TRACKGEN_INSTANTIATE_CHECKPOINT(S) \

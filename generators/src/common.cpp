@@ -18,16 +18,18 @@ PointFamilyParams PointFamilyParams::from_config(const TrackGenConfig& c) {
 
 template <class Space>
 ArcScratch<Space>::ArcScratch(const Space& space, const std::string& gen, int num_envs_, int stride_)
-    : real(gen_view<Vec2f>(space, gen, "arc_real", std::size_t(num_envs_) * stride_)),
-      seg(gen_view<float>(space, gen, "arc_seg", std::size_t(num_envs_) * stride_)),
-      cum(gen_view<float>(space, gen, "arc_cum", std::size_t(num_envs_) * (stride_ + 1))),
-      num_real(gen_view<std::int32_t>(space, gen, "arc_num_real", std::size_t(num_envs_))),
-      num_envs(num_envs_),
-      stride(stride_) {}
+    : num_envs(num_envs_), stride(stride_) {
+  allocate_plan(*this, [&](auto&& f) { plan(std::size_t(num_envs), std::size_t(stride), f); }, space, gen);
+}
 
 template <class Space>
 std::size_t ArcScratch<Space>::bytes() const {
-  return views_bytes(real, seg, cum, num_real);
+  return plan_device_bytes(*this, [&](auto&& f) { plan(std::size_t(num_envs), std::size_t(stride), f); });
+}
+
+template <class Space>
+std::size_t ArcScratch<Space>::bytes_for(std::size_t num_envs, std::size_t stride) {
+  return plan_bytes<ArcScratch>([&](auto&& f) { plan(num_envs, stride, f); });
 }
 
 // The kernels behind the public launchers.

@@ -25,11 +25,8 @@ std::string gate_label(const char* name, const char* what) {
   return std::string("TrackGen::generators::gates::") + name + "::" + what;
 }
 
-/// A zero-filled scratch View of the gate source `name`.
-template <class T, class Space>
-DView<T, Space> gate_scratch(const Space& space, const char* name, const char* what, std::size_t n) {
-  return DView<T, Space>(Kokkos::view_alloc(space, gate_label(name, what)), n);
-}
+/// The generator name of gate source `name` in scratch labels (gate_label).
+std::string gate_gen(const char* name) { return std::string("gates::") + name; }
 
 /// The bezier or hull corner sampler as a gate source: Params resolves the
 /// generator's parameters, Kernel is its corner kernel.
@@ -40,22 +37,30 @@ class CornerGates final : public GateSource<Space> {
   using typename GateSource<Space>::Vec2View;
 
   CornerGates(const Space& space, const GateGenConfig& c, const char* name)
-      : p_(Params::from_config(c.track_config())),
-        name_(name),
-        used_(gate_scratch<std::int32_t>(space, name, "used", std::size_t(p_.num_envs) * p_.num_slots)) {}
+      : p_(Params::from_config(c.track_config())), name_(name) {
+    allocate_plan(*this, [&](auto&& f) { scratch_plan(p_, f); }, space, gate_gen(name));
+  }
 
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& anchors,
                 const IntView& count) override {
     Kernel(ctx, gate_label(name_, "anchors"), p_, seeds, count, anchors, used_);
   }
-  std::size_t device_bytes() const override { return view_bytes(used_); }
+  std::size_t device_bytes() const override {
+    return plan_device_bytes(*this, [&](auto&& f) { scratch_plan(p_, f); });
+  }
   /// device_bytes() of the source built for `c`, without allocating.
   static std::size_t scratch_bytes(const GateGenConfig& c) {
     const Params p = Params::from_config(c.track_config());
-    return std::size_t(p.num_envs) * p.num_slots * sizeof(std::int32_t);
+    return plan_bytes<CornerGates>([&](auto&& f) { scratch_plan(p, f); });
   }
 
  private:
+  /// The one list of its scratch (see allocate_plan).
+  template <class F>
+  static void scratch_plan(const Params& p, F&& f) {
+    f("used", TRACKGEN_MEMBER(used_), std::size_t(p.num_envs) * p.num_slots);
+  }
+
   Params p_;
   const char* name_;
   IntView used_;
@@ -96,12 +101,7 @@ class VoronoiGates final : public GateSource<Space> {
   using typename GateSource<Space>::Vec2View;
 
   VoronoiGates(const Space& space, const GateGenConfig& c) : p_(VoronoiParams::from_config(c.track_config())) {
-    const std::size_t E = p_.num_envs, S = p_.num_sites, K = p_.num_anchors;
-    sites_ = gate_scratch<Vec2f>(space, "voronoi", "sites", E * S);
-    site_polar_ = gate_scratch<Vec2f>(space, "voronoi", "site_polar", E * S);
-    used_ = gate_scratch<std::int32_t>(space, "voronoi", "used", E * S);
-    targets_ = gate_scratch<Vec2f>(space, "voronoi", "targets", E * K);
-    anchor_site_ = gate_scratch<std::int32_t>(space, "voronoi", "anchor_site", E * K);
+    allocate_plan(*this, [&](auto&& f) { scratch_plan(p_, f); }, space, gate_gen("voronoi"));
   }
 
   void generate(const LaunchContext<Space>& ctx, const IntView& seeds, const Vec2View& anchors,
@@ -113,16 +113,26 @@ class VoronoiGates final : public GateSource<Space> {
     ctx.fill(count, std::int32_t(p_.num_anchors));
   }
   std::size_t device_bytes() const override {
-    return views_bytes(sites_, site_polar_, used_, targets_, anchor_site_);
+    return plan_device_bytes(*this, [&](auto&& f) { scratch_plan(p_, f); });
   }
   /// device_bytes() of the source built for `c`, without allocating.
   static std::size_t scratch_bytes(const GateGenConfig& c) {
     const VoronoiParams p = VoronoiParams::from_config(c.track_config());
-    const std::size_t E = p.num_envs, S = p.num_sites, K = p.num_anchors;
-    return E * S * (2 * sizeof(Vec2f) + sizeof(std::int32_t)) + E * K * (sizeof(Vec2f) + sizeof(std::int32_t));
+    return plan_bytes<VoronoiGates>([&](auto&& f) { scratch_plan(p, f); });
   }
 
  private:
+  /// The one list of its scratch (see allocate_plan).
+  template <class F>
+  static void scratch_plan(const VoronoiParams& p, F&& f) {
+    const std::size_t E = p.num_envs, S = p.num_sites, K = p.num_anchors;
+    f("sites", TRACKGEN_MEMBER(sites_), E * S);
+    f("site_polar", TRACKGEN_MEMBER(site_polar_), E * S);
+    f("used", TRACKGEN_MEMBER(used_), E * S);
+    f("targets", TRACKGEN_MEMBER(targets_), E * K);
+    f("anchor_site", TRACKGEN_MEMBER(anchor_site_), E * K);
+  }
+
   VoronoiParams p_;
   Vec2View sites_, site_polar_, targets_;
   IntView used_, anchor_site_;

@@ -107,19 +107,25 @@ void hull_displace(const LaunchContext<Space>& ctx, const std::string& label, co
 template <class Space>
 HullGenerator<Space>::HullGenerator(const Space& space, const TrackGenConfig& config)
     : Base("hull", HullParams::from_config(config)) {
-  const std::size_t E = p_.num_envs, P = p_.num_slots;
-  count_ = this->template scratch<std::int32_t>(space, "count", E);
-  raw_ = this->template scratch<Vec2f>(space, "raw_corners", E * P);
-  used_ = this->template scratch<std::int32_t>(space, "used", E * P);
-  keys_ = this->template scratch<std::uint64_t>(space, "keys", E * P);
-  sorted_ = this->template scratch<Vec2f>(space, "sorted", E * P);
-  aug_ = this->template scratch<Vec2f>(space, "aug", E * p_.aug_stride());
-  aug_count_ = this->template scratch<std::int32_t>(space, "aug_count", E);
-  dense_ = this->template scratch<Vec2f>(space, "dense", E * p_.dense_stride());
-  crossers_ = this->template scratch<std::int32_t>(space, "crossers", E);
-  fallback_crossing_ = this->template scratch<std::int32_t>(space, "fallback_crossing", E);
-  residual_crossing_ = this->template scratch<std::int32_t>(space, "residual_crossing", E);
-  arc_ = ArcScratch<Space>(space, "hull", p_.num_envs, p_.dense_stride());
+  allocate_plan(*this, [&](auto&& f) { scratch_plan(p_, f); }, space, this->name_);
+}
+
+template <class Space>
+template <class F>
+void HullGenerator<Space>::scratch_plan(const HullParams& p, F&& f) {
+  const std::size_t E = p.num_envs, P = p.num_slots, A = p.aug_stride(), D = p.dense_stride();
+  f("count", TRACKGEN_MEMBER(count_), E);
+  f("raw_corners", TRACKGEN_MEMBER(raw_), E * P);
+  f("used", TRACKGEN_MEMBER(used_), E * P);
+  f("keys", TRACKGEN_MEMBER(keys_), E * P);
+  f("sorted", TRACKGEN_MEMBER(sorted_), E * P);
+  f("aug", TRACKGEN_MEMBER(aug_), E * A);
+  f("aug_count", TRACKGEN_MEMBER(aug_count_), E);
+  f("dense", TRACKGEN_MEMBER(dense_), E * D);
+  f("crossers", TRACKGEN_MEMBER(crossers_), E);
+  f("fallback_crossing", TRACKGEN_MEMBER(fallback_crossing_), E);
+  f("residual_crossing", TRACKGEN_MEMBER(residual_crossing_), E);
+  f("arc", TRACKGEN_MEMBER(arc_), E, D);
 }
 
 template <class Space>
@@ -153,16 +159,12 @@ void HullGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntVi
 template <class Space>
 std::size_t HullGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
   const HullParams p = HullParams::from_config(config);
-  const std::size_t E = p.num_envs, P = p.num_slots, A = p.aug_stride(), D = p.dense_stride();
-  const std::size_t per_corner = 2 * sizeof(Vec2f) + sizeof(std::int32_t) + sizeof(std::uint64_t);
-  return 5 * E * sizeof(std::int32_t) + E * P * per_corner + E * A * sizeof(Vec2f) + E * D * sizeof(Vec2f) +
-         arc_scratch_bytes(E, D);
+  return plan_bytes<HullGenerator>([&](auto&& f) { scratch_plan(p, f); });
 }
 
 template <class Space>
 std::size_t HullGenerator<Space>::device_bytes() const {
-  return arc_.bytes() + views_bytes(count_, raw_, used_, keys_, sorted_, aug_, aug_count_, dense_, crossers_,
-                                    fallback_crossing_, residual_crossing_);
+  return plan_device_bytes(*this, [&](auto&& f) { scratch_plan(p_, f); });
 }
 
 #define TRACKGEN_INSTANTIATE_HULL(S) \

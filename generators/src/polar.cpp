@@ -71,10 +71,18 @@ void polar_dense(const LaunchContext<Space>& ctx, const std::string& label, cons
 
 template <class Space>
 PolarGenerator<Space>::PolarGenerator(const Space& space, const TrackGenConfig& config)
-    : Base("polar", PolarParams::from_config(config)),
-      controls_(this->template scratch<Vec2f>(space, "controls", std::size_t(p_.num_envs) * p_.num_knots)),
-      dense_(this->template scratch<Vec2f>(space, "dense", std::size_t(p_.num_envs) * p_.num_knots * p_.npseg)),
-      arc_(space, "polar", p_.num_envs, p_.num_knots * p_.npseg) {}
+    : Base("polar", PolarParams::from_config(config)) {
+  allocate_plan(*this, [&](auto&& f) { scratch_plan(p_, f); }, space, this->name_);
+}
+
+template <class Space>
+template <class F>
+void PolarGenerator<Space>::scratch_plan(const PolarParams& p, F&& f) {
+  const std::size_t E = p.num_envs, K = p.num_knots, M = K * p.npseg;
+  f("controls", TRACKGEN_MEMBER(controls_), E * K);
+  f("dense", TRACKGEN_MEMBER(dense_), E * M);
+  f("arc", TRACKGEN_MEMBER(arc_), E, M);
+}
 
 template <class Space>
 void PolarGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntView& seeds,
@@ -113,13 +121,12 @@ void PolarGenerator<Space>::generate(const LaunchContext<Space>& ctx, const IntV
 template <class Space>
 std::size_t PolarGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
   const PolarParams p = PolarParams::from_config(config);
-  const std::size_t E = p.num_envs, K = p.num_knots, M = K * p.npseg;
-  return E * K * sizeof(Vec2f) + E * M * sizeof(Vec2f) + arc_scratch_bytes(E, M);
+  return plan_bytes<PolarGenerator>([&](auto&& f) { scratch_plan(p, f); });
 }
 
 template <class Space>
 std::size_t PolarGenerator<Space>::device_bytes() const {
-  return arc_.bytes() + views_bytes(controls_, dense_);
+  return plan_device_bytes(*this, [&](auto&& f) { scratch_plan(p_, f); });
 }
 
 #define TRACKGEN_INSTANTIATE_POLAR(S) \

@@ -289,29 +289,7 @@ void repulsive_stall(const LaunchContext<Space>& ctx, const std::string& prefix,
 template <class Space>
 RepulsiveGenerator<Space>::RepulsiveGenerator(const Space& space, const TrackGenConfig& config)
     : Base("repulsive", RepulsiveParams::from_config(config)) {
-  const std::size_t E = p_.num_envs, N = p_.num_points, M = p_.kp.num_obs;
-  auto v2 = [&](const char* name, std::size_t n) { return this->template scratch<Vec2f>(space, name, n); };
-  auto vf = [&](const char* name, std::size_t n) { return this->template scratch<float>(space, name, n); };
-  auto vi = [&](const char* name, std::size_t n) { return this->template scratch<std::int32_t>(space, name, n); };
-  state_.curve = v2("curve", E * N);
-  state_.obstacles = v2("obstacles", E * M);
-  state_.obstacle_mass = vf("obstacle_mass", E * M);
-  state_.initial_length = vf("initial_length", E);
-  state_.target_length = vf("target_length", E);
-  state_.final_length = vf("final_length", E);
-  state_.reached = vi("reached", E);
-  state_.live = vi("live", E);
-  curve_scratch_ = v2("curve_tmp", E * N);
-  gradient_ = v2("gradient", E * N);
-  length_gradient_ = v2("length_gradient", E * N);
-  precond_gradient_ = v2("preconditioned", E * N);
-  precond_length_gradient_ = v2("preconditioned_length", E * N);
-  previous_area_ = this->template scratch<double>(space, "previous_area", E);
-  step_scalars_ = this->template scratch<RepulsiveStepScalars>(space, "step_scalars", E);
-  active_ = vi("active", 1);
-  stop_iteration_ = vi("stop_iteration", 1);
-  arc_table_ = vf("arc_cum", E * (N + 1));
-  grad_scratch_ = RepulsiveGradScratch<Space>(space, p_.num_envs, p_.num_points);
+  allocate_plan(*this, [&](auto&& f) { scratch_plan(p_, f); }, space, this->name_);
 
   // Sobolev rows of every stage: host inverse DFT, uploaded once.
   std::vector<float> rows;
@@ -320,7 +298,6 @@ RepulsiveGenerator<Space>::RepulsiveGenerator(const Space& space, const TrackGen
     const auto r = sobolev_row(n, static_cast<double>(p_.sobolev_s));
     rows.insert(rows.end(), r.begin(), r.end());
   }
-  sobolev_rows_ = vf("sobolev_rows", rows.size());
   auto host_rows = Kokkos::create_mirror_view(Kokkos::HostSpace(), sobolev_rows_);
   for (std::size_t i = 0; i < rows.size(); ++i) host_rows(i) = rows[i];
   Kokkos::deep_copy(space, sobolev_rows_, host_rows);
@@ -339,25 +316,42 @@ RepulsiveGenerator<Space>::RepulsiveGenerator(const Space& space, const TrackGen
 }
 
 template <class Space>
-std::size_t RepulsiveGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
-  const RepulsiveParams p = RepulsiveParams::from_config(config);
+template <class F>
+void RepulsiveGenerator<Space>::scratch_plan(const RepulsiveParams& p, F&& f) {
   const std::size_t E = p.num_envs, N = p.num_points, M = p.kp.num_obs;
   std::size_t rows = 0;  // the Sobolev rows: one per stage size
   for (const int n : p.stages) rows += static_cast<std::size_t>(n);
-  const std::size_t per_env = 6 * N * sizeof(Vec2f) + M * (sizeof(Vec2f) + sizeof(float)) +
-                              5 * sizeof(float) + sizeof(double) + sizeof(RepulsiveStepScalars) +
-                              (N + 1) * sizeof(float) + N * (3 * sizeof(Vec2f) + 2 * sizeof(float)) +
-                              2 * sizeof(float);
-  return E * per_env + 2 * sizeof(std::int32_t) + rows * sizeof(float);
+  f("curve", TRACKGEN_MEMBER(state_.curve), E * N);
+  f("obstacles", TRACKGEN_MEMBER(state_.obstacles), E * M);
+  f("obstacle_mass", TRACKGEN_MEMBER(state_.obstacle_mass), E * M);
+  f("initial_length", TRACKGEN_MEMBER(state_.initial_length), E);
+  f("target_length", TRACKGEN_MEMBER(state_.target_length), E);
+  f("final_length", TRACKGEN_MEMBER(state_.final_length), E);
+  f("reached", TRACKGEN_MEMBER(state_.reached), E);
+  f("live", TRACKGEN_MEMBER(state_.live), E);
+  f("curve_tmp", TRACKGEN_MEMBER(curve_scratch_), E * N);
+  f("gradient", TRACKGEN_MEMBER(gradient_), E * N);
+  f("length_gradient", TRACKGEN_MEMBER(length_gradient_), E * N);
+  f("preconditioned", TRACKGEN_MEMBER(precond_gradient_), E * N);
+  f("preconditioned_length", TRACKGEN_MEMBER(precond_length_gradient_), E * N);
+  f("previous_area", TRACKGEN_MEMBER(previous_area_), E);
+  f("step_scalars", TRACKGEN_MEMBER(step_scalars_), E);
+  f("active", TRACKGEN_MEMBER(active_), 1);
+  f("stop_iteration", TRACKGEN_MEMBER(stop_iteration_), 1);
+  f("arc_cum", TRACKGEN_MEMBER(arc_table_), E * (N + 1));
+  f("gradient_scratch", TRACKGEN_MEMBER(grad_scratch_), E, N);
+  f("sobolev_rows", TRACKGEN_MEMBER(sobolev_rows_), rows);
+}
+
+template <class Space>
+std::size_t RepulsiveGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
+  const RepulsiveParams p = RepulsiveParams::from_config(config);
+  return plan_bytes<RepulsiveGenerator>([&](auto&& f) { scratch_plan(p, f); });
 }
 
 template <class Space>
 std::size_t RepulsiveGenerator<Space>::device_bytes() const {
-  return views_bytes(state_.curve, state_.obstacles, state_.obstacle_mass, state_.initial_length, state_.target_length,
-                     state_.final_length, state_.reached, state_.live, curve_scratch_, gradient_, length_gradient_,
-                     precond_gradient_, precond_length_gradient_, previous_area_, step_scalars_, active_,
-                     stop_iteration_, arc_table_, sobolev_rows_) +
-         grad_scratch_.bytes();
+  return plan_device_bytes(*this, [&](auto&& f) { scratch_plan(p_, f); });
 }
 
 template <class Space>

@@ -6,19 +6,20 @@
 namespace trackgen::detail {
 
 template <class Space>
-RepulsiveGradScratch<Space>::RepulsiveGradScratch(const Space& space, int num_envs, int stride_)
-    : T(gen_view<Vec2f>(space, "repulsive", "tangent", std::size_t(num_envs) * stride_)),
-      b(gen_view<Vec2f>(space, "repulsive", "tangent_term", std::size_t(num_envs) * stride_)),
-      diff(gen_view<Vec2f>(space, "repulsive", "diff_term", std::size_t(num_envs) * stride_)),
-      ell(gen_view<float>(space, "repulsive", "dual_weight", std::size_t(num_envs) * stride_)),
-      W(gen_view<float>(space, "repulsive", "weight_term", std::size_t(num_envs) * stride_)),
-      perimeter(gen_view<float>(space, "repulsive", "perimeter", std::size_t(num_envs))),
-      c_len(gen_view<float>(space, "repulsive", "length_coef", std::size_t(num_envs))),
-      stride(stride_) {}
+RepulsiveGradScratch<Space>::RepulsiveGradScratch(const Space& space, const std::string& gen, int num_envs,
+                                                  int stride_)
+    : stride(stride_) {
+  allocate_plan(*this, [&](auto&& f) { plan(std::size_t(num_envs), std::size_t(stride_), f); }, space, gen);
+}
 
 template <class Space>
 std::size_t RepulsiveGradScratch<Space>::bytes() const {
-  return views_bytes(T, b, diff, ell, W, perimeter, c_len);
+  return plan_device_bytes(*this, [&](auto&& f) { plan(perimeter.extent(0), std::size_t(stride), f); });
+}
+
+template <class Space>
+std::size_t RepulsiveGradScratch<Space>::bytes_for(std::size_t num_envs, std::size_t stride) {
+  return plan_bytes<RepulsiveGradScratch>([&](auto&& f) { plan(num_envs, stride, f); });
 }
 
 template <class Space>

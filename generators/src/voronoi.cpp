@@ -182,17 +182,23 @@ void voronoi_chaikin(const LaunchContext<Space>& ctx, const std::string& label, 
 template <class Space>
 VoronoiGenerator<Space>::VoronoiGenerator(const Space& space, const TrackGenConfig& config)
     : Base("voronoi", VoronoiParams::from_config(config)) {
-  const std::size_t E = p_.num_envs, S = p_.num_sites, K = p_.num_anchors;
-  sites_ = this->template scratch<Vec2f>(space, "sites", E * S);
-  site_polar_ = this->template scratch<Vec2f>(space, "site_polar", E * S);
-  used_ = this->template scratch<std::int32_t>(space, "used", E * S);
-  targets_ = this->template scratch<Vec2f>(space, "targets", E * K);
-  anchor_site_ = this->template scratch<std::int32_t>(space, "anchor_site", E * K);
-  selected_ = this->template scratch<Vec2f>(space, "selected", E * K);
-  aug_ = this->template scratch<Vec2f>(space, "aug", E * p_.aug_stride());
-  dense_ = this->template scratch<Vec2f>(space, "dense", E * p_.dense_stride());
-  crossers_ = this->template scratch<std::int32_t>(space, "crossers", E);
-  arc_ = ArcScratch<Space>(space, "voronoi", p_.num_envs, p_.dense_stride());
+  allocate_plan(*this, [&](auto&& f) { scratch_plan(p_, f); }, space, this->name_);
+}
+
+template <class Space>
+template <class F>
+void VoronoiGenerator<Space>::scratch_plan(const VoronoiParams& p, F&& f) {
+  const std::size_t E = p.num_envs, S = p.num_sites, K = p.num_anchors, A = p.aug_stride(), D = p.dense_stride();
+  f("sites", TRACKGEN_MEMBER(sites_), E * S);
+  f("site_polar", TRACKGEN_MEMBER(site_polar_), E * S);
+  f("used", TRACKGEN_MEMBER(used_), E * S);
+  f("targets", TRACKGEN_MEMBER(targets_), E * K);
+  f("anchor_site", TRACKGEN_MEMBER(anchor_site_), E * K);
+  f("selected", TRACKGEN_MEMBER(selected_), E * K);
+  f("aug", TRACKGEN_MEMBER(aug_), E * A);
+  f("dense", TRACKGEN_MEMBER(dense_), E * D);
+  f("crossers", TRACKGEN_MEMBER(crossers_), E);
+  f("arc", TRACKGEN_MEMBER(arc_), E, D);
 }
 
 template <class Space>
@@ -222,15 +228,12 @@ void VoronoiGenerator<Space>::generate(const LaunchContext<Space>& ctx, const In
 template <class Space>
 std::size_t VoronoiGenerator<Space>::scratch_bytes(const TrackGenConfig& config) {
   const VoronoiParams p = VoronoiParams::from_config(config);
-  const std::size_t E = p.num_envs, S = p.num_sites, K = p.num_anchors, A = p.aug_stride(), D = p.dense_stride();
-  return E * S * (2 * sizeof(Vec2f) + sizeof(std::int32_t)) + E * K * (2 * sizeof(Vec2f) + sizeof(std::int32_t)) +
-         E * (A + D) * sizeof(Vec2f) + E * sizeof(std::int32_t) + arc_scratch_bytes(E, D);
+  return plan_bytes<VoronoiGenerator>([&](auto&& f) { scratch_plan(p, f); });
 }
 
 template <class Space>
 std::size_t VoronoiGenerator<Space>::device_bytes() const {
-  return arc_.bytes() + views_bytes(sites_, site_polar_, used_, targets_, anchor_site_, selected_, aug_, dense_,
-                                    crossers_);
+  return plan_device_bytes(*this, [&](auto&& f) { scratch_plan(p_, f); });
 }
 
 #define TRACKGEN_INSTANTIATE_VORONOI(S) \

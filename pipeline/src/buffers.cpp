@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 namespace trackgen {
 namespace {
@@ -23,6 +24,13 @@ int z_knots_of(const TrackGenConfig& c) { return z_uses_knots(c.z_profile) ? c.z
 
 /// Whether the relaxation blends Chebyshev steps.
 bool chebyshev_of(const TrackGenConfig& c) { return c.relax_accel == RelaxAccel::chebyshev; }
+
+/// How window() and with_scratch() treat a buffer of the plan.
+enum class BufferScope {
+  batch,    ///< per env of the batch (E): narrowed by window()
+  scratch,  ///< per env of the stages' scratch (W): narrowed by with_scratch()
+  unit,     ///< the solve's units (U) or whole: shared by windows and parts
+};
 
 }  // namespace
 
@@ -63,95 +71,134 @@ std::vector<float> chebyshev_schedule(const TrackGenConfig& c) {
 }
 
 template <class Space>
-PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig& c, int window_envs)
-    : num_envs_(c.num_envs),
-      scratch_envs_(window_envs > 0 ? window_envs : c.num_envs),
-      num_points_(c.num_points),
-      n_max_(c.N_max),
-      cache_slots_(cache_slots_of(c)),
-      chebyshev_(chebyshev_of(c)),
-      cell_table_(static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::max(c.N_max, 1))))),
-      relax_units_(detail::relax_scratch_units<Space>(c.num_envs)),
-      z_knots_(z_knots_of(c)),
-      relax_iters_(c.relax_iters),
-      cheby_start_(c.relax_cheby_start),
-      cheby_rho_(c.relax_cheby_rho) {
-  const char* api = "trackgen::PipelineBuffers";
-  if (num_envs_ < 1) throw ConfigError(std::string(api) + ": num_envs must be >= 1, got " + std::to_string(num_envs_));
-  if (num_points_ < 2) {
-    throw ConfigError(std::string(api) + ": num_points must be >= 2, got " + std::to_string(num_points_));
+typename PipelineBuffers<Space>::Plan PipelineBuffers<Space>::plan_of(const TrackGenConfig& c, int window_envs) {
+  Plan p;
+  p.envs = static_cast<std::size_t>(c.num_envs);
+  p.scratch = static_cast<std::size_t>(window_envs > 0 ? window_envs : c.num_envs);
+  p.units = static_cast<std::size_t>(detail::relax_scratch_units<Space>(c.num_envs));
+  p.num_points = c.num_points;
+  p.n_max = c.N_max;
+  p.cache_slots = cache_slots_of(c);
+  p.cell_table = static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::max(c.N_max, 1))));
+  p.z_knots = z_knots_of(c);
+  p.chains = chebyshev_of(c) ? 3 : 2;
+  p.cheby = chebyshev_schedule(c).size();
+  return p;
+}
+
+template <class Space>
+typename PipelineBuffers<Space>::Plan PipelineBuffers<Space>::plan() const {
+  Plan p;
+  p.envs = static_cast<std::size_t>(num_envs_);
+  p.scratch = static_cast<std::size_t>(scratch_envs_);
+  p.units = static_cast<std::size_t>(relax_units_);
+  p.num_points = num_points_;
+  p.n_max = n_max_;
+  p.cache_slots = cache_slots_;
+  p.cell_table = cell_table_;
+  p.z_knots = z_knots_;
+  p.chains = relax_chain_count();
+  p.cheby = cheby_omega_host.size();
+  return p;
+}
+
+/// Calls f(name, buffer, scope, per, count, columns) for every buffer of the
+/// plan `p` in `b` (PipelineBuffers or const PipelineBuffers), in allocation
+/// order: its label name, the member, how windows treat it, its entries per
+/// env (or per unit) `per`, its extent `count` (= per * E, W or U) and, for
+/// the 2D separation cache, its second extent `columns` (else 1). Buffers of a
+/// mode that is off are not listed (they stay empty).
+template <class Space>
+template <class B, class F>
+void PipelineBuffers<Space>::for_each_buffer(B& b, const Plan& p, F&& f) {
+  const std::size_t E = p.envs, W = p.scratch, U = p.units;
+  const std::size_t N = static_cast<std::size_t>(p.num_points), M = static_cast<std::size_t>(p.n_max);
+  const auto batch = [&](const char* name, auto& v, std::size_t per) { f(name, v, BufferScope::batch, per, E * per, 1); };
+  const auto scratch = [&](const char* name, auto& v, std::size_t per) {
+    f(name, v, BufferScope::scratch, per, W * per, 1);
+  };
+  const auto unit = [&](const char* name, auto& v, std::size_t per, std::size_t columns = 1) {
+    f(name, v, BufferScope::unit, per, U * per, columns);
+  };
+  // The generator's output and the constant-spacing chain, then the stages' scratch.
+  batch("gen_centerline", b.gen_centerline, N);
+  batch("gen_valid", b.gen_valid, 1);
+  batch("cs_center", b.cs_center, M);
+  scratch("arc_s", b.arc_s, std::max(M, N) + 1);
+  scratch("band", b.band, 1);
+  scratch("L0", b.l0, 1);
+  scratch("relaxed", b.relaxed, M);
+  const std::size_t chain = static_cast<std::size_t>(relax_chain_stride_for(p.n_max));
+  unit("relax_chains", b.relax_chains, chain * 2 * static_cast<std::size_t>(p.chains));
+  unit("relax_sep", b.relax_sep, static_cast<std::size_t>(relax_bead_stride_for(p.n_max)) * 3);
+  f("cheby_omega", b.cheby_omega, BufferScope::unit, p.cheby, p.cheby, 1);
+  if (p.cache_slots > 0) {
+    unit("sep_cache_idx", b.sep_cache_idx, M, static_cast<std::size_t>(p.cache_slots));
+    unit("sep_cache_count", b.sep_cache_count, M);
+    unit("sep_overflow_flag", b.sep_overflow_flag, M);
+    if constexpr (detail::relax_host_lanes<Space>()) {
+      unit("sep_cache_split", b.sep_cache_split, detail::host_split_words(p.n_max, p.cache_slots));
+    }
   }
-  if (n_max_ < 1) throw ConfigError(std::string(api) + ": N_max must be >= 1, got " + std::to_string(n_max_));
-  if (window_envs < 0 || window_envs > num_envs_ || (window_envs > 0 && window_envs < num_envs_ &&
-                                                      !detail::relax_host_lanes<Space>())) {
-    throw ConfigError(std::string(api) + ": window_envs = " + std::to_string(window_envs) +
-                      " must be 0 or in [1, num_envs = " + std::to_string(num_envs_) +
+  scratch("ctr2", b.ctr2, M);
+  scratch("seg", b.seg, M);
+  scratch("turn", b.turn, M);
+  scratch("kappa", b.kappa, M);
+  scratch("cell_start", b.cell_start, static_cast<std::size_t>(p.cell_table) + 1);
+  scratch("cell_items", b.cell_items, M);
+  scratch("env_band", b.env_band, 1);
+  scratch("env_flip", b.env_flip, 1);
+  if (p.z_knots > 0) scratch("z_knots", b.z_knots, static_cast<std::size_t>(p.z_knots));
+}
+
+template <class Space>
+PipelineBuffers<Space>::PipelineBuffers(const Space& space, const TrackGenConfig& c, int window_envs)
+    : relax_iters_(c.relax_iters), cheby_start_(c.relax_cheby_start), cheby_rho_(c.relax_cheby_rho) {
+  const std::string api = "trackgen::PipelineBuffers";
+  if (c.num_envs < 1) throw ConfigError(api + ": num_envs must be >= 1, got " + std::to_string(c.num_envs));
+  if (c.num_points < 2) throw ConfigError(api + ": num_points must be >= 2, got " + std::to_string(c.num_points));
+  if (c.N_max < 1) throw ConfigError(api + ": N_max must be >= 1, got " + std::to_string(c.N_max));
+  if (window_envs < 0 || window_envs > c.num_envs ||
+      (window_envs > 0 && window_envs < c.num_envs && !detail::relax_host_lanes<Space>())) {
+    throw ConfigError(api + ": window_envs = " + std::to_string(window_envs) + " must be 0 or in [1, num_envs = " +
+                      std::to_string(c.num_envs) +
                       "], and below num_envs only where the relaxation's scratch is per thread (host spaces)");
   }
+  const Plan p = plan_of(c, window_envs);
+  num_envs_ = static_cast<int>(p.envs);
+  scratch_envs_ = static_cast<int>(p.scratch);
+  num_points_ = p.num_points;
+  n_max_ = p.n_max;
+  cache_slots_ = p.cache_slots;
+  chebyshev_ = p.chains == 3;
+  cell_table_ = p.cell_table;
+  relax_units_ = static_cast<int>(p.units);
+  z_knots_ = p.z_knots;
 
-  // E: the batch's envs (the generator output and the pre-relax chain); W:
-  // the envs of the stages' scratch (docs/design.md#windows).
-  const std::size_t E = static_cast<std::size_t>(num_envs_), W = static_cast<std::size_t>(scratch_envs_);
-  const std::size_t M = W * static_cast<std::size_t>(n_max_);
-  const std::size_t scan = W * (static_cast<std::size_t>(std::max(n_max_, num_points_)) + 1);
-
-  // Zero-initialized on `space` (view_alloc with the instance), then the point
-  // buffers are NaN-filled: every buffer is fully rewritten by each run, so this
-  // only makes a never-run pipeline read as "no track".
-  auto vec2 = [&](Vec2View& v, const char* name, std::size_t n) {
-    v = Vec2View(Kokkos::view_alloc(space, label("pipeline", name)), n);
-    Kokkos::deep_copy(space, v, nan2());
-  };
-  auto flt = [&](FloatView& v, const char* name, std::size_t n) {
-    v = FloatView(Kokkos::view_alloc(space, label("pipeline", name)), n);
-  };
-  auto i32 = [&](IntView& v, const char* name, std::size_t n) {
-    v = IntView(Kokkos::view_alloc(space, label("pipeline", name)), n);
-  };
-
-  vec2(gen_centerline, "gen_centerline", E * static_cast<std::size_t>(num_points_));
-  i32(gen_valid, "gen_valid", E);
-  vec2(cs_center, "cs_center", E * static_cast<std::size_t>(n_max_));
-  flt(arc_s, "arc_s", scan);
-
-  i32(band, "band", W);
-  flt(l0, "L0", W);
-  vec2(relaxed, "relaxed", M);
-  // The solve's scratch, per unit (relax_units(): envs, or host threads).
-  const std::size_t U = static_cast<std::size_t>(relax_units_), UM = U * static_cast<std::size_t>(n_max_);
-  flt(relax_chains, "relax_chains",
-      U * static_cast<std::size_t>(relax_chain_stride()) * 2 * static_cast<std::size_t>(relax_chain_count()));
-  const std::size_t B = U * static_cast<std::size_t>(relax_bead_stride());
-  flt(relax_sep, "relax_sep", B * 3);
+  // Every buffer of the plan, zero-initialized on `space` (view_alloc with the
+  // instance); the point buffers then NaN-filled: every buffer is fully
+  // rewritten by each run, so this only makes a never-run pipeline read as
+  // "no track".
   cheby_omega_host = chebyshev_schedule(c);
-  flt(cheby_omega, "cheby_omega", cheby_omega_host.size());
+  for_each_buffer(*this, p,
+                  [&](const char* name, auto& v, BufferScope, std::size_t, std::size_t n, std::size_t columns) {
+                    using View = std::decay_t<decltype(v)>;
+                    if constexpr (View::rank == 2) {
+                      v = View(Kokkos::view_alloc(space, label("pipeline", name)), n, columns);
+                    } else {
+                      v = View(Kokkos::view_alloc(space, label("pipeline", name)), n);
+                      if constexpr (std::is_same_v<typename View::value_type, Vec2f>) {
+                        Kokkos::deep_copy(space, v, nan2());
+                      }
+                    }
+                  });
   {
     auto h = Kokkos::create_mirror_view(cheby_omega);
     for (std::size_t j = 0; j < cheby_omega_host.size(); ++j) h(j) = cheby_omega_host[j];
     Kokkos::deep_copy(space, cheby_omega, h);
     space.fence();  // `h` dies at the end of this scope
   }
-  if (cache_slots_ > 0) {
-    sep_cache_idx = CacheView(Kokkos::view_alloc(space, label("pipeline", "sep_cache_idx")), UM,
-                              static_cast<std::size_t>(cache_slots_));
-    i32(sep_cache_count, "sep_cache_count", UM);
-    i32(sep_overflow_flag, "sep_overflow_flag", UM);
-    if (detail::relax_host_lanes<Space>()) {
-      i32(sep_cache_split, "sep_cache_split", U * detail::host_split_words(n_max_, cache_slots_));
-    }
-  }
-
-  vec2(ctr2, "ctr2", M);
-  flt(seg, "seg", M);
-  flt(turn, "turn", M);
-  flt(kappa, "kappa", M);
-  i32(cell_start, "cell_start", W * (static_cast<std::size_t>(cell_table_) + 1));
-  i32(cell_items, "cell_items", M);
-  i32(env_band, "env_band", W);
-  i32(env_flip, "env_flip", W);
-  if (z_knots_ > 0) flt(z_knots, "z_knots", W * static_cast<std::size_t>(z_knots_));
-
-  truncated_host = HostIntView(label("pipeline", "truncated_host"), E);
+  truncated_host = HostIntView(label("pipeline", "truncated_host"), static_cast<std::size_t>(num_envs_));
   space.fence();
 }
 
@@ -198,12 +245,10 @@ PipelineBuffers<Space> PipelineBuffers<Space>::window(int first, int n) const {
   const std::size_t at = static_cast<std::size_t>(first);
   PipelineBuffers w = with_scratch(scratch_envs_ < num_envs_ ? 0u : at, n);
   w.num_envs_ = n;
-  auto part = [&](auto& v, std::size_t per_env) {
-    v = std::decay_t<decltype(v)>(v.data() + at * per_env, static_cast<std::size_t>(n) * per_env);
-  };
-  part(w.gen_centerline, static_cast<std::size_t>(num_points_));
-  part(w.gen_valid, 1);
-  part(w.cs_center, static_cast<std::size_t>(n_max_));
+  for_each_buffer(w, plan(), [&](const char*, auto& v, BufferScope scope, std::size_t per, std::size_t, std::size_t) {
+    if (scope != BufferScope::batch) return;
+    v = std::decay_t<decltype(v)>(v.data() + at * per, static_cast<std::size_t>(n) * per);
+  });
   return w;
 }
 
@@ -229,60 +274,32 @@ template <class Space>
 PipelineBuffers<Space> PipelineBuffers<Space>::with_scratch(std::size_t first, int n) const {
   PipelineBuffers w = *this;
   w.scratch_envs_ = n;
-  auto part = [&](auto& v, std::size_t per_env) {
-    if (v.extent(0) == 0) return;
-    v = std::decay_t<decltype(v)>(v.data() + first * per_env, static_cast<std::size_t>(n) * per_env);
-  };
-  const std::size_t M = static_cast<std::size_t>(n_max_);
-  part(w.arc_s, static_cast<std::size_t>(std::max(n_max_, num_points_)) + 1);
-  part(w.band, 1);
-  part(w.l0, 1);
-  part(w.relaxed, M);
-  part(w.ctr2, M);
-  part(w.seg, M);
-  part(w.turn, M);
-  part(w.kappa, M);
-  part(w.cell_start, static_cast<std::size_t>(cell_table_) + 1);
-  part(w.cell_items, M);
-  part(w.env_band, 1);
-  part(w.env_flip, 1);
-  part(w.z_knots, static_cast<std::size_t>(z_knots_));
+  for_each_buffer(w, plan(), [&](const char*, auto& v, BufferScope scope, std::size_t per, std::size_t, std::size_t) {
+    if (scope != BufferScope::scratch || v.extent(0) == 0) return;
+    v = std::decay_t<decltype(v)>(v.data() + first * per, static_cast<std::size_t>(n) * per);
+  });
   return w;
 }
 
 template <class Space>
 std::size_t PipelineBuffers<Space>::bytes_for(const TrackGenConfig& c, int window_envs) {
-  // The allocations of the constructor, in its order.
-  const std::size_t E = static_cast<std::size_t>(c.num_envs);
-  const std::size_t W = static_cast<std::size_t>(window_envs > 0 ? window_envs : c.num_envs);
-  const std::size_t M = W * static_cast<std::size_t>(c.N_max);
-  const std::size_t scan = W * (static_cast<std::size_t>(std::max(c.N_max, c.num_points)) + 1);
-  const std::size_t v2 = sizeof(Vec2f), f = sizeof(float), i = sizeof(std::int32_t);
-  const std::size_t chains = chebyshev_of(c) ? 3 : 2, slots = static_cast<std::size_t>(cache_slots_of(c));
-  const std::size_t cells = std::bit_ceil(static_cast<unsigned>(std::max(c.N_max, 1)));
-  std::size_t b = E * static_cast<std::size_t>(c.num_points) * v2 + E * i +
-                  E * static_cast<std::size_t>(c.N_max) * v2 + scan * f;
-  const std::size_t U = static_cast<std::size_t>(detail::relax_scratch_units<Space>(c.num_envs));
-  const std::size_t UM = U * static_cast<std::size_t>(c.N_max);
-  const std::size_t chain_floats = U * static_cast<std::size_t>(relax_chain_stride_for(c.N_max)) * 2 * chains;
-  const std::size_t B = U * static_cast<std::size_t>(relax_bead_stride_for(c.N_max));
-  b += W * (i + f) + M * v2 + chain_floats * f + B * 3 * f + chebyshev_schedule(c).size() * f;
-  if (slots > 0)
-    b += UM * slots * i + 2 * UM * i +
-         (detail::relax_host_lanes<Space>() ? U * detail::host_split_words(c.N_max, static_cast<int>(slots)) * i : 0);
-  b += M * v2 + 3 * M * f + W * (cells + 1) * i + M * i + 2 * W * i;
-  b += W * static_cast<std::size_t>(z_knots_of(c)) * f;
+  // The plan the constructor allocates, counted without allocating.
+  std::size_t b = 0;
+  PipelineBuffers none;
+  for_each_buffer(none, plan_of(c, window_envs),
+                  [&](const char*, auto& v, BufferScope, std::size_t, std::size_t n, std::size_t columns) {
+                    b += sizeof(typename std::decay_t<decltype(v)>::value_type) * n * columns;
+                  });
   return b;
 }
 
 template <class Space>
 std::size_t PipelineBuffers<Space>::device_bytes() const {
-  return view_bytes(gen_centerline) + view_bytes(gen_valid) + view_bytes(cs_center) + view_bytes(arc_s) +
-         view_bytes(band) + view_bytes(l0) + view_bytes(relaxed) + view_bytes(relax_chains) + view_bytes(relax_sep) +
-         view_bytes(cheby_omega) + view_bytes(sep_cache_idx) + view_bytes(sep_cache_count) +
-         view_bytes(sep_overflow_flag) + view_bytes(sep_cache_split) + view_bytes(ctr2) + view_bytes(seg) +
-         view_bytes(turn) + view_bytes(kappa) + view_bytes(cell_start) + view_bytes(cell_items) + view_bytes(env_band) +
-         view_bytes(env_flip) + view_bytes(z_knots);
+  std::size_t b = 0;
+  for_each_buffer(*this, plan(), [&](const char*, const auto& v, BufferScope, std::size_t, std::size_t, std::size_t) {
+    b += view_bytes(v);
+  });
+  return b;
 }
 
 #define TRACKGEN_INSTANTIATE_BUFFERS(S) template class PipelineBuffers<S>;

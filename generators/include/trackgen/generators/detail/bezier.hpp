@@ -61,6 +61,10 @@ class BezierGenerator final : public BuiltinGenerator<Space, BezierParams> {
   /// The bytes the constructor allocates for `config` (validated), without
   /// allocating: device_bytes() of the generator it would build.
   static std::size_t scratch_bytes(const TrackGenConfig& config);
+  /// The one list of its scratch (see allocate_plan): the constructor
+  /// allocates it, device_bytes() and scratch_bytes() count it.
+  template <class F>
+  static void scratch_plan(const BezierParams& p, F&& f);
 
   /// Per-env corner count m (after the [1, P] clamp) of the last generate().
   const IntView& corner_count() const { return count_; }

@@ -73,6 +73,10 @@ class CheckpointGenerator final : public BuiltinGenerator<Space, CheckpointParam
   /// The bytes the constructor allocates for `config` (validated), without
   /// allocating: device_bytes() of the generator it would build.
   static std::size_t scratch_bytes(const TrackGenConfig& config);
+  /// The one list of its scratch (see allocate_plan): the constructor
+  /// allocates it, device_bytes() and scratch_bytes() count it.
+  template <class F>
+  static void scratch_plan(const CheckpointParams& p, F&& f);
 
   /// Checkpoints [E*K*C] (candidate k of env e at slot e*K + k).
   const Vec2View& checkpoints() const { return checkpoints_; }

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace trackgen::detail {
@@ -83,15 +84,73 @@ void check_generate_args(const char* api, std::size_t num_envs, std::size_t num_
   }
 }
 
-/// Sum of view_bytes over `views`.
-template <class... V>
-std::size_t views_bytes(const V&... views) {
-  return (view_bytes(views) + ... + std::size_t(0));
+// ---------------------------------------------------------------------------
+// Scratch plans: a buffer set's one list of buffers
+//
+// A plan is a callable `plan(f)` that calls, for every buffer of a set (a
+// generator's scratch, ArcScratch, RepulsiveGradScratch), once:
+//   f(name, get, n)              a View of n elements, reached in an owner
+//                                object as get(owner) (TRACKGEN_MEMBER)
+//   f(name, get, envs, stride)   a part with a plan of its own (ArcScratch,
+//                                RepulsiveGradScratch), built as
+//                                Part(space, gen, envs, stride)
+// The owner's constructor allocates by it (allocate_plan), its device_bytes()
+// counts by it (plan_device_bytes) and the memory estimate without allocating
+// (plan_bytes), so the three cannot disagree.
+
+/// The accessor of member `m` of a plan's owner: [](auto& o) -> auto& { return o.m; }.
+#define TRACKGEN_MEMBER(m) [](auto& owner_) -> auto& { return owner_.m; }
+
+/// Allocates every buffer of `plan` in `owner` on `space`, labelled
+/// TrackGen::generators::<gen>::<name> and zero-filled.
+template <class Owner, class Plan, class Space>
+void allocate_plan(Owner& owner, Plan&& plan, const Space& space, const std::string& gen) {
+  plan([&](const char* name, auto get, std::size_t n, std::size_t stride = 0) {
+    auto& b = get(owner);
+    using B = std::decay_t<decltype(b)>;
+    if constexpr (Kokkos::is_view<B>::value) {
+      b = gen_view<typename B::value_type>(space, gen, name, n);
+    } else {
+      b = B(space, gen, static_cast<int>(n), static_cast<int>(stride));
+    }
+  });
+}
+
+/// Bytes held by the buffers of `plan` in `owner`.
+template <class Owner, class Plan>
+std::size_t plan_device_bytes(const Owner& owner, Plan&& plan) {
+  std::size_t bytes = 0;
+  plan([&](const char*, auto get, std::size_t, std::size_t = 0) {
+    const auto& b = get(owner);
+    if constexpr (Kokkos::is_view<std::decay_t<decltype(b)>>::value) {
+      bytes += view_bytes(b);
+    } else {
+      bytes += b.bytes();
+    }
+  });
+  return bytes;
+}
+
+/// Bytes the buffers of `plan` of an Owner hold once allocated, without
+/// allocating.
+template <class Owner, class Plan>
+std::size_t plan_bytes(Plan&& plan) {
+  std::size_t bytes = 0;
+  plan([&](const char*, auto get, std::size_t n, std::size_t stride = 0) {
+    using B = std::decay_t<decltype(get(std::declval<Owner&>()))>;
+    if constexpr (Kokkos::is_view<B>::value) {
+      bytes += sizeof(typename B::value_type) * n;
+    } else {
+      bytes += B::bytes_for(n, stride);
+    }
+  });
+  return bytes;
 }
 
 /// Common base of the built-in generators: the parameters resolved from the
-/// config, the kernel label prefix, scratch allocation and the opening of
-/// generate() (argument check and profiling region).
+/// config, the name and kernel label prefix, and the opening of generate()
+/// (argument check and profiling region). A built-in allocates and counts its
+/// scratch by its scratch plan (allocate_plan above).
 template <class Space, class Params>
 class BuiltinGenerator : public Generator<Space> {
  public:
@@ -105,13 +164,6 @@ class BuiltinGenerator : public Generator<Space> {
  protected:
   BuiltinGenerator(const char* name, Params params)
       : p_(std::move(params)), name_(name), prefix_(gen_label(name, "")) {}
-
-  /// A zero-filled scratch View of n elements, labelled
-  /// TrackGen::generators::<generator>::<what>, allocated on `space`.
-  template <class T>
-  DView<T, Space> scratch(const Space& space, const char* what, std::size_t n) const {
-    return gen_view<T>(space, name_, what, n);
-  }
 
   /// The opening of generate(): checks its arguments (ConfigError naming
   /// "trackgen::<generator>::generate", before any work) and returns the
@@ -273,12 +325,18 @@ struct ArcScratch {
   ArcScratch() = default;
   ArcScratch(const Space& space, const std::string& gen, int num_envs, int stride);
   std::size_t bytes() const;
+  /// bytes() of an ArcScratch of `num_envs` envs of stride `stride`, without allocating.
+  static std::size_t bytes_for(std::size_t num_envs, std::size_t stride);
+  /// Its plan (see allocate_plan): four buffers of `num_envs` envs.
+  template <class F>
+  static void plan(std::size_t num_envs, std::size_t stride, F&& f) {
+    f("arc_real", TRACKGEN_MEMBER(real), num_envs * stride);
+    f("arc_seg", TRACKGEN_MEMBER(seg), num_envs * stride);
+    f("arc_cum", TRACKGEN_MEMBER(cum), num_envs * (stride + 1));
+    f("arc_num_real", TRACKGEN_MEMBER(num_real), num_envs);
+  }
 };
 
-/// The bytes of an ArcScratch of `num_envs` envs of stride `stride`.
-inline std::size_t arc_scratch_bytes(std::size_t num_envs, std::size_t stride) {
-  return num_envs * (stride * (sizeof(Vec2f) + sizeof(float)) + (stride + 1) * sizeof(float) + sizeof(std::int32_t));
-}
 
 /// ARC's segment lengths sg[0..R) of the closed loop of the R points r and its
 /// cumulative table s[0..R] (double accumulation in order, stored as float).

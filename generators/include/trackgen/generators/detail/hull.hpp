@@ -80,6 +80,10 @@ class HullGenerator final : public BuiltinGenerator<Space, HullParams> {
   /// The bytes the constructor allocates for `config` (validated), without
   /// allocating: device_bytes() of the generator it would build.
   static std::size_t scratch_bytes(const TrackGenConfig& config);
+  /// The one list of its scratch (see allocate_plan): the constructor
+  /// allocates it, device_bytes() and scratch_bytes() count it.
+  template <class F>
+  static void scratch_plan(const HullParams& p, F&& f);
 
   /// Per-env corner count m (after the [1, P] clamp).
   const IntView& corner_count() const { return count_; }

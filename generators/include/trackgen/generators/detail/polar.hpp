@@ -53,6 +53,10 @@ class PolarGenerator final : public BuiltinGenerator<Space, PolarParams> {
   /// The bytes the constructor allocates for `config` (validated), without
   /// allocating: device_bytes() of the generator it would build.
   static std::size_t scratch_bytes(const TrackGenConfig& config);
+  /// The one list of its scratch (see allocate_plan): the constructor
+  /// allocates it, device_bytes() and scratch_bytes() count it.
+  template <class F>
+  static void scratch_plan(const PolarParams& p, F&& f);
 
  private:
   using Base::p_;

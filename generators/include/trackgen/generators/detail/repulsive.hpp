@@ -143,8 +143,25 @@ struct RepulsiveGradScratch {
   DView<float, Space> perimeter, c_len;
   int stride = 0;
   RepulsiveGradScratch() = default;
-  RepulsiveGradScratch(const Space& space, int num_envs, int stride);
+  /// The scratch of `num_envs` envs of `stride` points, labelled
+  /// TrackGen::generators::<gen>::<name> (gen: "repulsive").
+  RepulsiveGradScratch(const Space& space, const std::string& gen, int num_envs, int stride);
+  RepulsiveGradScratch(const Space& space, int num_envs, int stride)
+      : RepulsiveGradScratch(space, "repulsive", num_envs, stride) {}
   std::size_t bytes() const;
+  /// bytes() of the scratch of `num_envs` envs of `stride` points, without allocating.
+  static std::size_t bytes_for(std::size_t num_envs, std::size_t stride);
+  /// Its plan (see allocate_plan).
+  template <class F>
+  static void plan(std::size_t num_envs, std::size_t stride, F&& f) {
+    f("tangent", TRACKGEN_MEMBER(T), num_envs * stride);
+    f("tangent_term", TRACKGEN_MEMBER(b), num_envs * stride);
+    f("diff_term", TRACKGEN_MEMBER(diff), num_envs * stride);
+    f("dual_weight", TRACKGEN_MEMBER(ell), num_envs * stride);
+    f("weight_term", TRACKGEN_MEMBER(W), num_envs * stride);
+    f("perimeter", TRACKGEN_MEMBER(perimeter), num_envs);
+    f("length_coef", TRACKGEN_MEMBER(c_len), num_envs);
+  }
 };
 
 /// The per-env state of the growth as the kernels see it (Views of the
@@ -228,6 +245,10 @@ class RepulsiveGenerator final : public BuiltinGenerator<Space, RepulsiveParams>
   /// The bytes the constructor allocates for `config` (validated), without
   /// allocating: device_bytes() of the generator it would build.
   static std::size_t scratch_bytes(const TrackGenConfig& config);
+  /// The one list of its scratch (see allocate_plan): the constructor
+  /// allocates it, device_bytes() and scratch_bytes() count it.
+  template <class F>
+  static void scratch_plan(const RepulsiveParams& p, F&& f);
 
   /// [1] int32: iterations run when every env had frozen, -1 if never.
   const IntView& stop_iteration() const { return stop_iteration_; }

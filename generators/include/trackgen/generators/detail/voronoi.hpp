@@ -86,6 +86,10 @@ class VoronoiGenerator final : public BuiltinGenerator<Space, VoronoiParams> {
   /// The bytes the constructor allocates for `config` (validated), without
   /// allocating: device_bytes() of the generator it would build.
   static std::size_t scratch_bytes(const TrackGenConfig& config);
+  /// The one list of its scratch (see allocate_plan): the constructor
+  /// allocates it, device_bytes() and scratch_bytes() count it.
+  template <class F>
+  static void scratch_plan(const VoronoiParams& p, F&& f);
 
   /// Sites [E*S] of the last generate().
   const Vec2View& sites() const { return sites_; }

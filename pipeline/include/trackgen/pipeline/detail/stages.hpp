@@ -83,6 +83,10 @@ std::vector<float> chebyshev_schedule(const TrackGenConfig& config);
 /// the extents of the stages' own per-env scratch, is scratch_envs() (E
 /// unless the buffers were allocated for windows).
 ///
+/// One list of the buffers, for_each_buffer (buffers.cpp), gives each its
+/// label, extent and scope: the constructor allocates by it, device_bytes()
+/// and bytes_for() count by it, window() and part() narrow by it.
+///
 /// Differences from the original system's list: no constant width buffer `w` (the
 /// width is the scalar hw, so the width floor is the scalar test hw > w_floor);
 /// no area_a/area_b (the offset areas are summed by one thread per env in
@@ -253,6 +257,23 @@ class PipelineBuffers {
   /// These buffers with their stages' per-env scratch narrowed to its envs
   /// [first, first + n) (window() and part()).
   PipelineBuffers with_scratch(std::size_t first, int n) const;
+
+  /// The allocation plan's sizes (buffers.cpp): the batch's envs E, the
+  /// scratch's envs W, the solve's units U and the per-env sizes every
+  /// buffer's extent derives from.
+  struct Plan {
+    std::size_t envs = 0, scratch = 0, units = 0;
+    int num_points = 0, n_max = 0, cache_slots = 0, cell_table = 0, z_knots = 0, chains = 0;
+    std::size_t cheby = 0;  ///< entries of the Chebyshev schedule
+  };
+  /// The plan of `config` with `window_envs` (as the constructor takes them).
+  static Plan plan_of(const TrackGenConfig& config, int window_envs);
+  /// The plan of these buffers (as allocated; E and W of a window() or part()).
+  Plan plan() const;
+  /// The one list of the buffers (buffers.cpp): allocation, byte counts and
+  /// the narrowing of window() and with_scratch() all walk it.
+  template <class B, class F>
+  static void for_each_buffer(B& b, const Plan& p, F&& f);
 };
 
 /// Constant-spacing resample (docs/algorithms.md#constant-spacing): gen_centerline
