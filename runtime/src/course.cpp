@@ -170,7 +170,7 @@ void Course<Space>::enqueue_refresh(const LaunchContext<Space>& ctx, const IntVi
   } else {
     const auto& track = generator_->track();
     checkpoints_->sample(ctx, mask);
-    if (collision_ && collision_->method() == CollisionMethod::sdf) collision_->bake(ctx, mask);
+    if (collision_) collision_->bake(ctx, mask);
     if (heightfield_) heightfield_->bake(ctx, mask);
     if (config_.speed_limits) {
       compute_curvature(ctx, track, curvature_, config_.curvature_window.value_or(2), mask);
