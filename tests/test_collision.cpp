@@ -412,9 +412,8 @@ TEMPLATE_TEST_CASE("CollisionChecker segments: the border grid gives the contact
         }
       }
       CollisionChecker<Space> exact(Space(), track, kBoxes);
-      // Round 0 builds every box's list of near segments, round 1 reads the
-      // same boxes from them, rounds 2-5 move, turn and resize the boxes a
-      // little (some stay in their lists' regions, some leave them).
+      // Round 1 queries the same boxes again; rounds 2-5 move, turn and
+      // resize them a little (round 5 by more than a cell of the grid).
       for (int round = 0; round < 6; ++round) {
         INFO("round " << round);
         if (round >= 2) {

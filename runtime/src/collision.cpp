@@ -52,10 +52,6 @@ std::size_t CollisionChecker<Space>::estimate_bytes(int num_envs, int n_max, int
   const std::size_t E = static_cast<std::size_t>(num_envs), boxes = E * static_cast<std::size_t>(max_boxes);
   std::size_t bytes = boxes * (2 * sizeof(std::int32_t) + sizeof(float) + 2 * sizeof(Vec2f));
   bytes += detail::border_grid_bytes(E, n_max);
-  if (method == CollisionMethod::segments) {
-    bytes += boxes * ((sizeof(std::uint16_t) + sizeof(float)) * detail::NearSegments<Space>::capacity +
-                      sizeof(detail::ChunkBox) + sizeof(float) + sizeof(std::int32_t));
-  }
   if (method == CollisionMethod::sdf) {
     const std::size_t R = static_cast<std::size_t>(grid.resolution);
     bytes += E * (R * R * (sizeof(float) + sizeof(std::int8_t)) + 2 * sizeof(Vec2f));
@@ -82,7 +78,6 @@ CollisionChecker<Space>::CollisionChecker(Space space, const track_type& track, 
   contacts_.boundary = detail::runtime_view<std::int32_t>(s, "contact_boundary", n);
   Kokkos::deep_copy(s, contacts_.boundary, -1);
   border_grid_ = detail::make_border_grid(s, track.num_envs(), track.n_max());
-  if (method_ == CollisionMethod::segments) near_ = detail::make_near_segments(s, n);
   if (method_ == CollisionMethod::sdf) {
     const std::size_t R = static_cast<std::size_t>(grid_.resolution);
     sdf_.resolution = grid_.resolution;
@@ -127,7 +122,7 @@ template <class Space>
 const BoxContact<Space>& CollisionChecker<Space>::launch_query(const LaunchContext<Space>& ctx,
                                                                const BoxInputs<Space>& in) {
   if (method_ == CollisionMethod::segments) {
-    detail::query_segments(ctx, track_, border_grid_, near_, in.position, in.orientation, in.half_extents, contacts_,
+    detail::query_segments(ctx, track_, border_grid_, in.position, in.orientation, in.half_extents, contacts_,
                            max_boxes_);
   } else {
     detail::query_sdf(ctx, sdf_, in.position, in.orientation, in.half_extents, contacts_, max_boxes_);
@@ -145,7 +140,6 @@ void CollisionChecker<Space>::bake(const LaunchContext<Space>& ctx, const IntVie
   const std::string api = "trackgen::CollisionChecker::bake";
   detail::check_mask(api, mask, static_cast<std::size_t>(track_.num_envs()));
   detail::build_border_grid(ctx, track_, border_grid_, mask);
-  if (method_ == CollisionMethod::segments) detail::reset_near_segments(ctx, near_, max_boxes_, mask);
   if (method_ == CollisionMethod::sdf) {
     detail::bake_sdf(ctx, track_, border_grid_, grid_.padding.value_or(-1.0f), sdf_, mask);
   }

@@ -76,36 +76,24 @@ struct Nearest {
 /// candidate whose bounding-box lower bound shows it can change neither the
 /// segment's least candidate nor the result is skipped, except the corners
 /// violating the border (their nearest distance must be exact).
-KOKKOS_INLINE_FUNCTION void visit(const BoxShape& s, const bool (&violates)[4], int border, int i, Vec2f a, Vec2f c,
-                                  Nearest& r) {
-  const ChunkBox sb = segment_box(a, c);
-  float d2_seg = 3e38f, bound = r.best_threshold;  // bound: threshold(min(d2_seg, best2))
+KOKKOS_INLINE_FUNCTION void visit(const BoxShape& s, int border, int i, Vec2f a, Vec2f c, Nearest& r) {
+  float d2_seg = 3e38f;
   Vec2f q_seg = a;
-  const Vec2f ab = c - a;
-  const float l2 = length_sq(ab);
   for (int k = 0; k < 4; ++k) {
-    if (!violates[k]) {  // lower bounds: the gap to the segment's box, the distance to its line
-      if (point_gap2(s.corner[k], sb) > bound) continue;
-      const float t = cross(ab, s.corner[k] - a);
-      if (t * t > bound * l2) continue;
-    }
     const Vec2f q = geom::closest_point_on_segment(s.corner[k], a, c);
     const float d2 = length_sq(s.corner[k] - q);
     r.corner_min2[border][k] = kmath::min(r.corner_min2[border][k], d2);
     if (d2 < d2_seg) {
       d2_seg = d2;
       q_seg = q;
-      bound = kmath::min(bound, threshold(d2, s.tol));
     }
   }
-  if (!(point_gap2(a, s.extent) > bound)) {
-    const float dv = geom::point_box_distance(a, s.box);
-    if (dv * dv < d2_seg) {
-      d2_seg = dv * dv;
-      q_seg = a;
-    }
+  const float dv = geom::point_box_distance(a, s.box);
+  if (dv * dv < d2_seg) {
+    d2_seg = dv * dv;
+    q_seg = a;
   }
-  if (!(box_gap2(sb, s.extent) > threshold(0.0f, s.tol)) && geom::segment_hits_box(a, c, s.box)) {
+  if (!cannot_improve(box_gap2(segment_box(a, c), s.extent), 0.0f, s.tol) && geom::segment_hits_box(a, c, s.box)) {
     r.cut = true;
     d2_seg = 0.0f;
     q_seg = geom::closest_point_on_segment(s.box.center, a, c);
@@ -147,44 +135,10 @@ struct Search {
   }
 };
 
-/// The walk that rebuilds a box's list: keeps the `capacity` segments of
-/// least squared gap to `area` (ascending), and the least gap of those it
-/// drops.
-template <int capacity>
-struct CollectNear {
-  ChunkBox area;
-  int n = 0;
-  std::uint16_t ref[capacity];
-  float gap2[capacity];
-  float dropped2 = 3e38f;
-
-  KOKKOS_FUNCTION void operator()(int b, int i, Vec2f, Vec2f, const ChunkBox& box) {
-    const float g = box_gap2(box, area);
-    if (n == capacity) {
-      if (!(g < gap2[capacity - 1])) {
-        dropped2 = kmath::min(dropped2, g);
-        return;
-      }
-      dropped2 = kmath::min(dropped2, gap2[capacity - 1]);
-      --n;
-    }
-    int k = n++;
-    for (; k > 0 && gap2[k - 1] > g; --k) {
-      gap2[k] = gap2[k - 1];
-      ref[k] = ref[k - 1];
-    }
-    gap2[k] = g;
-    ref[k] = grid_ref(b, i);
-  }
-  /// Until the list is full: every segment; then those nearer than its last.
-  KOKKOS_FUNCTION float reach2() const { return n == capacity ? gap2[capacity - 1] : 3e38f; }
-};
-
 template <class Space>
 struct QuerySegments {
   Track<typename Space::memory_space> track;
   BorderGrid<Space> grid;
-  NearSegments<Space> near;
   DView<Vec3f, Space> position;
   DView<Quatf, Space> orientation;
   DView<Vec2f, Space> half;
@@ -252,7 +206,7 @@ struct QuerySegments {
         const int first = chunk * polyline_chunk, last = kmath::min(first + polyline_chunk, m);
         for (int i = first; i < last; ++i) {
           const Vec2f a = geom::xy(p[i]), c = geom::xy(p[i + 1 < m ? i + 1 : 0]);
-          if (q.may_improve(s, b, segment_box(a, c), r)) visit(s, q.violates[b], b, i, a, c, r);
+          if (q.may_improve(s, b, segment_box(a, c), r)) visit(s, b, i, a, c, r);
         }
       }
     }
@@ -264,7 +218,7 @@ struct QuerySegments {
     const Search& q;
     Nearest& r;
     KOKKOS_FUNCTION void operator()(int b, int i, Vec2f a, Vec2f c, const ChunkBox& box) const {
-      if (q.may_improve(s, b, box, r)) visit(s, q.violates[b], b, i, a, c, r);
+      if (q.may_improve(s, b, box, r)) visit(s, b, i, a, c, r);
     }
     KOKKOS_FUNCTION float reach2() const { return q.reach2(r); }
   };
@@ -272,28 +226,19 @@ struct QuerySegments {
   /// How many boxes ahead a query prefetches what it will read.
   static constexpr int prefetch_ahead = 8;
 
-  /// Prefetches what the query of box b reads at random places: the word of
-  /// the cell of its position (mostly the corners' cells) and the points of
-  /// the first segments of its list (which hold the nearest), so that the
-  /// scattered reads of large batches overlap. Its position, list and grid
-  /// header are read in box order, which the hardware prefetches.
+  /// Prefetches the word of the cell of box b's position and the start of
+  /// that cell's list (the corners' cells, mostly), so that the scattered
+  /// reads of large batches overlap; its position and grid header are read in
+  /// box order, which the hardware prefetches.
   KOKKOS_FUNCTION void prefetch_box(const int b) const {
     if (b >= static_cast<int>(position.extent(0))) return;
-    const int e = b / boxes, n_max = track.n_max();
+    const int e = b / boxes;
     const GridHeader& g = grid.header(e);
     const Vec3f pos = position(b);
     const int cx = cell_column(g, pos.x), cy = cell_row(g, pos.y);
+    if (cx < 0 || cy < 0) return;
     const std::uint32_t* const cells = grid.cells.data() + static_cast<std::size_t>(e) * (grid.side * grid.side + 1);
-    if (cx >= 0 && cy >= 0) detail::prefetch(cells + cy * g.gx + cx, 2 * sizeof(std::uint32_t));
-    const int n = kmath::min(near.count(b), 6);
-    const std::size_t base = static_cast<std::size_t>(e) * n_max;
-    const std::uint16_t* const list = near.refs.data() + static_cast<std::size_t>(b) * NearSegments<Space>::capacity;
-    for (int k = 0; k < n; ++k) {
-      const int i = ref_index(list[k]);
-      detail::prefetch((ref_border(list[k]) == 0 ? track.inner.data() : track.outer.data()) + base + i,
-                       2 * sizeof(Vec3f));
-      if (k == 0) detail::prefetch(track.center.data() + base + i, sizeof(Vec3f));
-    }
+    detail::prefetch(cells + cy * g.gx + cx, 2 * sizeof(std::uint32_t));
   }
 
   KOKKOS_FUNCTION void operator()(const int b) const {
@@ -347,60 +292,11 @@ struct QuerySegments {
     }
     if (!has_grid) {
       scan_distances(borders, m, s, q, r);
-    } else if (!near_distances(b, borders, m, s, q, r)) {
+    } else {
       Distances d{s, q, r};
       walk_cells(g, cells, refs, borders, m, s.extent, s.tol, d);
-      rebuild_near(b, g, cells, refs, borders, m, s);
     }
     write(b, base, m, borders, q.violates, r);
-  }
-
-  /// The distances from box b's list, when the box lies in the list's region
-  /// and every other segment is farther from it than cannot_improve allows:
-  /// true (then r is complete). Otherwise r holds a part of the result.
-  KOKKOS_FUNCTION bool near_distances(int b, const Vec3f* const* borders, int m, const BoxShape& s, const Search& q,
-                                      Nearest& r) const {
-    const int n = near.count(b);
-    if (n < 0) return false;
-    const ChunkBox area = near.area(b);
-    if (!(s.extent.lo.x >= area.lo.x && s.extent.lo.y >= area.lo.y && s.extent.hi.x <= area.hi.x &&
-          s.extent.hi.y <= area.hi.y)) {
-      return false;
-    }
-    const std::size_t first = static_cast<std::size_t>(b) * NearSegments<Space>::capacity;
-    const std::uint16_t* const list = near.refs.data() + first;
-    const float* const gap2 = near.gap2.data() + first;
-    for (int k = 0; k < n; ++k) {
-      // The list's gaps to the region ascend, and bound the gaps to the box.
-      if (gap2[k] > threshold(q.reach2(r), s.tol)) break;
-      const int border = ref_border(list[k]), i = ref_index(list[k]);
-      const Vec2f a = geom::xy(borders[border][i]), c = geom::xy(borders[border][i + 1 < m ? i + 1 : 0]);
-      if (q.may_improve(s, border, segment_box(a, c), r)) visit(s, q.violates[border], border, i, a, c, r);
-    }
-    // Another segment's gap to the box is at least its gap to the region.
-    return near.clear2(b) > threshold(q.reach2(r), s.tol);
-  }
-
-  /// Box b's list for the region around its box widened by a quarter cell.
-  KOKKOS_FUNCTION void rebuild_near(int b, const GridHeader& g, const std::uint32_t* cells, const std::uint16_t* refs,
-                                    const Vec3f* const* borders, int m, const BoxShape& s) const {
-    constexpr int capacity = NearSegments<Space>::capacity;
-    const float margin = 0.25f * g.h;
-    CollectNear<capacity> c;
-    c.area = ChunkBox{Vec2f{s.extent.lo.x - margin, s.extent.lo.y - margin},
-                      Vec2f{s.extent.hi.x + margin, s.extent.hi.y + margin}};
-    walk_cells(g, cells, refs, borders, m, c.area, s.tol, c);
-    // Segments the walk did not read lie beyond the list's last gap.
-    float clear2 = c.dropped2;
-    if (c.n == capacity) clear2 = kmath::min(clear2, c.gap2[capacity - 1]);
-    const std::size_t first = static_cast<std::size_t>(b) * capacity;
-    for (int k = 0; k < c.n; ++k) {
-      near.refs(first + k) = c.ref[k];
-      near.gap2(first + k) = c.gap2[k];
-    }
-    near.area(b) = c.area;
-    near.clear2(b) = clear2;
-    near.count(b) = c.n;
   }
 
   /// The contact: out of bounds when a corner violates a border or a segment
@@ -440,50 +336,18 @@ struct QuerySegments {
 }  // namespace
 
 template <class Space>
-NearSegments<Space> make_near_segments(const Space& space, std::size_t boxes) {
-  NearSegments<Space> n;
-  n.refs = runtime_view<std::uint16_t>(space, "collision_near_refs", boxes * NearSegments<Space>::capacity);
-  n.gap2 = runtime_view<float>(space, "collision_near_gap", boxes * NearSegments<Space>::capacity);
-  n.area = runtime_view<ChunkBox>(space, "collision_near_area", boxes);
-  n.clear2 = runtime_view<float>(space, "collision_near_clear", boxes);
-  n.count = runtime_view<std::int32_t>(space, "collision_near_count", boxes);
-  Kokkos::deep_copy(space, n.count, -1);
-  return n;
-}
-
-/// Empties the lists of the boxes of masked envs.
-template <class Space>
-struct ResetNear {
-  DView<std::int32_t, Space> count, mask;
-  int per_env;
-  KOKKOS_FUNCTION void operator()(const int b) const {
-    if (mask.data() == nullptr || mask(b / per_env) != 0) count(b) = -1;
-  }
-};
-
-template <class Space>
-void reset_near_segments(const LaunchContext<Space>& ctx, const NearSegments<Space>& near, int per_env,
-                         const DView<std::int32_t, Space>& mask) {
-  ctx.for_each("TrackGen::runtime::collision::near_reset", near.count.extent(0),
-               ResetNear<Space>{near.count, mask, per_env});
-}
-
-template <class Space>
 void query_segments(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track,
-                    const BorderGrid<Space>& grid, const NearSegments<Space>& near, const DView<Vec3f, Space>& position,
+                    const BorderGrid<Space>& grid, const DView<Vec3f, Space>& position,
                     const DView<Quatf, Space>& orientation, const DView<Vec2f, Space>& half_extents,
                     const BoxContact<Space>& out, int boxes) {
   ctx.for_each("TrackGen::runtime::collision::segments", position.extent(0),
-               QuerySegments<Space>{track, grid, near, position, orientation, half_extents, out, boxes});
+               QuerySegments<Space>{track, grid, position, orientation, half_extents, out, boxes});
 }
 
 #define TRACKGEN_INSTANTIATE_SEGMENTS(S)                                                                \
-  template NearSegments<S> make_near_segments<S>(const S&, std::size_t);                                \
-  template void reset_near_segments<S>(const LaunchContext<S>&, const NearSegments<S>&, int,            \
-                                       const DView<std::int32_t, S>&);                                  \
   template void query_segments<S>(const LaunchContext<S>&, const Track<typename S::memory_space>&,      \
-                                  const BorderGrid<S>&, const NearSegments<S>&, const DView<Vec3f, S>&, \
-                                  const DView<Quatf, S>&, const DView<Vec2f, S>&, const BoxContact<S>&, int);
+                                  const BorderGrid<S>&, const DView<Vec3f, S>&, const DView<Quatf, S>&, \
+                                  const DView<Vec2f, S>&, const BoxContact<S>&, int);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_SEGMENTS)
 
 }  // namespace trackgen::detail

@@ -155,7 +155,6 @@ class CollisionChecker {
   BoxContact<Space> contacts_;
   SignedDistanceField<Space> sdf_;
   detail::BorderGrid<Space> border_grid_;
-  detail::NearSegments<Space> near_;  // segments backend: the boxes' lists
   BoundInputs<BoxInputs<Space>> inputs_;
 };
 

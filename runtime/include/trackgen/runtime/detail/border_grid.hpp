@@ -55,24 +55,11 @@ struct BorderGrid {
   BorderGrid clone() const;
 };
 
-/// Per box of the segments backend, the segments nearest a region around the
-/// box of an earlier query (docs/algorithms.md#collision): a box inside the
-/// region whose nearest distances are below `clear2` reads only them.
-template <class Space>
-struct NearSegments {
-  /// Segments kept per box.
-  static constexpr int capacity = 16;
-  DView<std::uint16_t, Space> refs;  ///< [boxes * capacity] grid refs, by ascending gap2
-  DView<float, Space> gap2;          ///< [boxes * capacity] their squared gaps to the region
-  DView<ChunkBox, Space> area;       ///< [boxes] the region
-  DView<float, Space> clear2;        ///< [boxes] every other segment's squared gap to the region is >= it
-  DView<std::int32_t, Space> count;  ///< [boxes] segments kept; -1: none (rebuilt at the next query)
-};
-
-/// The grid side for tracks of n_max points: about 1.3 cells per border segment.
+/// The grid side for tracks of n_max points: cells of about a track width
+/// for the default tracks (about 1.5 border segments per cell).
 inline int border_grid_side(int n_max) {
   int s = 8;
-  while (s < 128 && s * s < (8 * n_max) / 3) s += 8;
+  while (s < 128 && 3 * s * s < 2 * n_max) ++s;
   return s;
 }
 

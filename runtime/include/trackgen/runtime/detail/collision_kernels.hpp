@@ -18,22 +18,11 @@ KOKKOS_INLINE_FUNCTION void no_geometry(const BoxContact<Space>& out, int b, int
   out.boundary(b) = -1;
 }
 
-/// Allocates the lists of `boxes` boxes on `space`, all empty.
-template <class Space>
-NearSegments<Space> make_near_segments(const Space& space, std::size_t boxes);
-
-/// Empties the lists of the boxes of the envs with mask[e] != 0 (all without
-/// a mask; `per_env` boxes per env), after their tracks changed.
-template <class Space>
-void reset_near_segments(const LaunchContext<Space>& ctx, const NearSegments<Space>& near, int per_env,
-                         const DView<std::int32_t, Space>& mask);
-
 /// The segments backend: one thread per box, reading the border grid `grid`
-/// of `track` (built since the track last changed) and the boxes' lists
-/// `near` (emptied since), which it keeps up to date.
+/// of `track` (built since the track last changed).
 template <class Space>
 void query_segments(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track,
-                    const BorderGrid<Space>& grid, const NearSegments<Space>& near, const DView<Vec3f, Space>& position,
+                    const BorderGrid<Space>& grid, const DView<Vec3f, Space>& position,
                     const DView<Quatf, Space>& orientation, const DView<Vec2f, Space>& half_extents,
                     const BoxContact<Space>& out, int boxes);
 
