@@ -358,6 +358,9 @@ struct QuerySdf {
     const Vec2f lo = sdf.lo(e), hi = sdf.hi(e);
     const auto sample = [&](Vec2f p) { return grid_sample(phi, res, grid_coord(p, lo, hi, res)); };
     const geom::Box2 box = geom::make_box(geom::xy(pos), geom::yaw_of(orientation(b)), half(b));
+    for (int k = 0; k < 4; ++k) {  // non-finite corners (orientation or half extents): no defined contact
+      if (!is_finite(geom::box_corner(box, k))) return no_geometry(out, b, 1);
+    }
     Vec2f pmin = box.center;
     float phimin = sample(pmin);
     bool nan = kmath::isnan(phimin);

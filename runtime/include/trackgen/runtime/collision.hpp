@@ -2,7 +2,8 @@
 // the region inside the outer border and outside the inner one, in plan view.
 //
 // Inputs, [E*B] each (B = max_boxes boxes per env, box b of env e at e*B + b):
-// position (Vec3f; z ignored; a NaN position marks an inactive slot),
+// position (Vec3f; z ignored; a non-finite position, NaN or inf, marks an
+// inactive slot: not out of bounds, NaN geometry, boundary -1),
 // orientation (Quatf; its yaw about +z is used), half_extents (Vec2f).
 //
 // Two backends, one result (BoxContact):
@@ -29,7 +30,8 @@
 //    its 4 corners; the minimum is the distance (negative: out of bounds), the
 //    field's gradient (central differences, one texel) the normal, nearest =
 //    sample point - distance * normal, boundary the border of the texel nearest
-//    the sample point. bake() bakes it again after the Track changes (from the
+//    the sample point; a box with a non-finite corner is out of bounds without
+//    geometry, a box outside the grid reads its edge texels. bake() bakes it again after the Track changes (from the
 //    border grid: every texel reads only the segments near it).
 // Envs with fewer than 3 track points report every active box out of bounds
 // with NaN geometry and boundary -1 (conservative); results for invalid tracks
