@@ -567,8 +567,8 @@ TEMPLATE_TEST_CASE("CollisionChecker: bound mode, per-call mode, rebind warning"
   CHECK(snapshot.oob.data() != checker.contacts().oob.data());
 }
 
-TEMPLATE_TEST_CASE("CollisionChecker and DiscChecker: bad input throws before any device work",
-                   "[runtime][collision]", TRACKGEN_TEST_SPACES) {
+TEMPLATE_TEST_CASE("CollisionChecker and DiscChecker: bad input throws before any device work", "[runtime][collision]",
+                   TRACKGEN_TEST_SPACES) {
   using Space = TestType;
   const auto track = square_bands<Space>();
   const TestBoxes<Space> in(box_cases());
@@ -611,15 +611,10 @@ TEMPLATE_TEST_CASE("DiscChecker: deepest disc, saturation, counts and NaN slots"
   using Space = TestType;
   const float nan = nanf();
   // Two envs of 4 disc slots; env 1 uses only its first 2.
-  const auto discs = tt::to_device<Space>(std::vector<Vec3f>{{0.3f, 0, 0},
-                                                             {0.22f, 0, 0},
-                                                             {nan, nan, 0},
-                                                             {0, 0, 0},
-                                                             {5, 5, 0},
-                                                             {0.25f, 0, 0},
-                                                             {0, 0, 0},
-                                                             {0, 0, 0}},
-                                          "discs");
+  const auto discs = tt::to_device<Space>(
+      std::vector<Vec3f>{
+          {0.3f, 0, 0}, {0.22f, 0, 0}, {nan, nan, 0}, {0, 0, 0}, {5, 5, 0}, {0.25f, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+      "discs");
   const auto count = tt::to_device<Space>(std::vector<std::int32_t>{4, 2}, "count");
   DiscChecker<Space> checker(Space(), discs, 0.1f, 1, count);
   // Box [-0.2, 0.2] x [-0.1, 0.1] in both envs.
@@ -643,4 +638,55 @@ TEMPLATE_TEST_CASE("DiscChecker: deepest disc, saturation, counts and NaN slots"
   CHECK(depth[1] == Approx(0.05f));
   CHECK(nearest[1].x == Approx(0.15f));
   CHECK(nearest[1].y == 0.0f);
+}
+
+namespace {
+
+/// Bytes of every View a CollisionChecker allocated.
+template <class Space>
+std::size_t checker_bytes(const CollisionChecker<Space>& c) {
+  const auto bytes = [](const auto& v) { return v.span() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
+  const auto& k = c.contacts();
+  const auto& g = c.border_grid();
+  const auto& f = c.sdf();
+  return bytes(k.oob) + bytes(k.distance) + bytes(k.nearest) + bytes(k.normal) + bytes(k.boundary) + bytes(g.header) +
+         bytes(g.cells) + bytes(g.refs) + bytes(f.phi) + bytes(f.boundary) + bytes(f.lo) + bytes(f.hi);
+}
+
+/// Sets TRACKGEN_MEMORY_LIMIT_MB for the scope of the object.
+struct MemoryLimit {
+  explicit MemoryLimit(const char* mb) { setenv("TRACKGEN_MEMORY_LIMIT_MB", mb, 1); }
+  ~MemoryLimit() { unsetenv("TRACKGEN_MEMORY_LIMIT_MB"); }
+};
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("CollisionChecker: the memory estimate is what it allocates; over the limit it is refused first",
+                   "[runtime][collision][memory]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  const auto track = square_bands<Space>();
+  for (const CollisionMethod method : {CollisionMethod::segments, CollisionMethod::sdf}) {
+    const GridOptions grid{32, std::nullopt};
+    CollisionChecker<Space> checker(Space(), track, 3, method, grid);
+    CHECK(CollisionChecker<Space>::estimate_bytes(track.num_envs(), track.n_max(), 3, method, grid) ==
+          checker_bytes(checker));
+  }
+  // 4096 envs of the default field (128^2 texels, 5 bytes each): about 320 MiB.
+  const auto many = tt::band_track<Space>(std::vector<tt::BandEnv>(4096, tt::BandEnv{tt::circle_loop(1.0, 16)}), 16);
+  const MemoryLimit limit("64");
+  const tt::LaunchCounter launches;
+  CHECK_THROWS_WITH(CollisionChecker<Space>(Space(), many, 1, CollisionMethod::sdf),
+                    Catch::StartsWith("trackgen::CollisionChecker: the collision sdf of num_envs = 4096 envs needs an "
+                                      "estimated ") &&
+                        Catch::Contains("above the memory limit of 64.0 MiB") && Catch::Contains("envs fit"));
+  // A Course checks its generator and grids together, before allocating anything.
+  CourseConfig c;
+  c.gen.num_envs = 4096;
+  c.checkpoint_spacing = 0.3f;
+  c.collision = CollisionMethod::sdf;
+  CHECK_THROWS_WITH(Course<Space>(Space(), c),
+                    Catch::StartsWith("trackgen::Course: the generator and grids (collision, height field) of num_envs "
+                                      "= 4096 envs needs an estimated ") &&
+                        Catch::Contains("envs fit"));
+  CHECK(tt::LaunchCounter::launches == 0);
 }
