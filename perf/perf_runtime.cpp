@@ -5,13 +5,21 @@
 // 1024 only), on default bezier tracks: a batch of min(E, 1024) generated
 // tracks tiled to E envs (the course benchmarks generate all E). One box or
 // agent per env, on its centerline (progress_update_moving: agents that go
-// around their track in 128 calls). Counters: ns_per_env (the mean time of one
-// call divided by E). After the run a summary prints, per benchmark, ns per env
-// at every E of the fastest call of all iterations and repetitions (the least
-// disturbed by other work on a shared machine), in wall-clock time and in the
-// process's CPU time, and max/min over E (flat in E: the per-env cost does not
-// grow with the batch); then sdf against segments queries, and Course::step()
-// per env against generate() per env / 100 (wall-clock).
+// around their track in 128 calls; course_step_moving: a third of a
+// centerline point, about 0.02, further every step). The Courses: course_step, one box against the
+// borders (segments) and checkpoints 0.2 apart; course_step_loop, the
+// simulation loop's (apps/sim_loop.hpp: checkpoints 0.3 apart, warm
+// localizer, speed profile); course_step_gates, gates mode with gate posts
+// and the warm localizer on the course line; course_step_serial, course_step
+// at E = 16384 on Kokkos::Serial when the default space runs more than one
+// thread (the reference of the parallel efficiency). Counters: ns_per_env (the
+// mean time of one call divided by E). After the run a summary prints, per
+// benchmark, ns per env at every E of the fastest call of all iterations and
+// repetitions (the least disturbed by other work on a shared machine), in
+// wall-clock time and in the process's CPU time, and max/min over E (flat in
+// E: the per-env cost does not grow with the batch); then sdf against
+// segments queries, and the goals of the simulation step
+// (docs/performance-notes.md): each with its value and whether it is met.
 #include "perf_common.hpp"
 
 #include <algorithm>
@@ -20,6 +28,8 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <type_traits>
+#include <utility>
 
 namespace trackgen::perf {
 namespace {
@@ -122,12 +132,14 @@ double process_cpu_seconds() {
 /// Keeps the smaller of `kept` (0: none yet) and `v`.
 void keep_min(double& kept, double v) { kept = kept > 0.0 ? std::min(kept, v) : v; }
 
-/// The benchmark loop: times `body()` between fences; reports the mean ns per
-/// env (counter ns_per_env) and records the fastest call's wall and CPU time
-/// for the summary (the least disturbed by other work on a shared machine).
+/// The benchmark loop: times `body()` between fences (after two untimed
+/// calls); reports the mean ns per env (counter ns_per_env) and records the
+/// fastest call's wall and CPU time for the summary (the least disturbed by
+/// other work on a shared machine).
 template <class F>
 void timed(benchmark::State& state, const std::string& family, int E, F&& body) {
-  body();  // warm
+  body();  // warm: the first call after a rebuild of the utilities' own state (progress near
+  body();  // index, collision near lists) rebuilds it; the calls timed are those of a running loop
   Space().fence();
   double total = 0, fastest = 1e300, fastest_cpu = 1e300;
   for (auto _ : state) {
@@ -243,41 +255,127 @@ void register_utilities() {
   });
 }
 
-/// The Course of the simulation loop (apps/sim_loop.hpp) at E envs.
-CourseConfig course_config(int envs) {
+/// The Course of course_step: one box per env checked against the borders
+/// (segments) and checkpoint progress (checkpoints 0.2 apart), nothing else.
+CourseConfig step_config(int envs) {
   CourseConfig c;
   c.gen.num_envs = envs;
-  c.checkpoint_spacing = 0.3f;
+  c.checkpoint_spacing = 0.2f;
   c.collision = CollisionMethod::segments;
+  return c;
+}
+
+/// The Course of the simulation loop (apps/sim_loop.hpp): step_config's
+/// with checkpoints 0.3 apart, a warm localizer and a speed profile.
+CourseConfig loop_config(int envs) {
+  CourseConfig c = step_config(envs);
+  c.checkpoint_spacing = 0.3f;
   c.localize = true;
   c.localize_window = 8;
   c.speed_limits = SpeedLimits{1.0f, 1.0f, 2.0f, 1.0f};
   return c;
 }
 
-/// A Course of E envs with its agents bound on their centerlines.
+/// A gates-mode Course: default bezier gates 0.1 wide, one box per env
+/// checked against the gate posts (radius 0.01), progress through the gates
+/// and the warm localizer on the course line.
+CourseConfig gates_config(int envs) {
+  CourseConfig c;
+  c.mode = CourseMode::gates;
+  c.gate_gen.num_envs = envs;
+  c.gate_gen.gate_width = 0.1f;
+  c.post_radius = 0.01f;
+  c.localize_window = 8;
+  return c;
+}
+
+/// A Course of E envs on `S` with its agents bound on their centerlines (the
+/// course line in gates mode).
+template <class S>
 struct BoundCourse {
-  Course<Space> course;
-  Boxes boxes;
-  explicit BoundCourse(int E) : course(Space(), course_config(E)), boxes(boxes_on(course.track())) {
-    course.bind(boxes.position, boxes.orientation, boxes.half);
+  Course<S> course;
+  DView<Vec3f, S> position;
+  DView<Quatf, S> orientation;
+  DView<Vec2f, S> half;
+  int step = 0;
+  explicit BoundCourse(const CourseConfig& config)
+      : course(S(), config),
+        position("perf_position", config.num_envs()),
+        orientation("perf_orientation", config.num_envs()),
+        half("perf_half", config.num_envs()) {
+    place();
+    course.bind(position, orientation, half);
+  }
+  /// Every agent on its centerline, step / 3 points further than at the
+  /// start (point 7 e, about 0.02 per step: the simulation loop's top speed),
+  /// along the track.
+  void place() {
+    const auto& t = course.track();
+    const int n_max = t.n_max(), k = step;
+    auto p = position;
+    auto q = orientation;
+    auto h = half;
+    Kokkos::parallel_for(
+        "TrackGen::perf::place", Kokkos::RangePolicy<S>(0, t.num_envs()), KOKKOS_LAMBDA(const int e) {
+          const int m = kmath::max(t.count(e), 1);
+          const std::size_t base = std::size_t(e) * n_max;
+          const std::size_t s = base + (7 * e + k / 3) % m, s1 = base + (7 * e + k / 3 + 1) % m;
+          p(e) = geom::lerp(t.center(s), t.center(s1), static_cast<float>(k % 3) / 3.0f);
+          q(e) = geom::quat_from_yaw(kmath::atan2(t.tangent(s).y, t.tangent(s).x));
+          h(e) = Vec2f{0.04f, 0.02f};
+        });
   }
 };
+
+/// The Serial space when it is enabled and is not the default one (the
+/// 1-thread reference of the 2-thread efficiency), else void.
+#if defined(KOKKOS_ENABLE_SERIAL)
+using SerialSpace = std::conditional_t<std::is_same_v<Space, Kokkos::Serial>, void, Kokkos::Serial>;
+#else
+using SerialSpace = void;
+#endif
 
 void register_course() {
   add_sweep("course_step", sweep(), [](int E) {
     g_tiled.clear();  // the tiled tracks are no longer needed: make room
     g_base.reset();
-    auto c = std::make_shared<BoundCourse>(E);
+    auto c = std::make_shared<BoundCourse<Space>>(step_config(E));
     return [c] { c->course.step(); };
   });
+  // Agents moving a third of a centerline point (about 0.02) per step: the
+  // moves (one small kernel, timed too) take every agent out of its box's
+  // list of near segments and its progress index now and then.
+  add_sweep("course_step_moving", sweep(), [](int E) {
+    auto c = std::make_shared<BoundCourse<Space>>(step_config(E));
+    return [c] {
+      ++c->step;
+      c->place();
+      c->course.step();
+    };
+  });
+  add_sweep("course_step_loop", sweep(), [](int E) {
+    auto c = std::make_shared<BoundCourse<Space>>(loop_config(E));
+    return [c] { c->course.step(); };
+  });
+  add_sweep("course_step_gates", sweep(), [](int E) {
+    auto c = std::make_shared<BoundCourse<Space>>(gates_config(E));
+    return [c] { c->course.step(); };
+  });
+  if constexpr (!std::is_void_v<SerialSpace>) {
+    if (Space().concurrency() > 1 && num_envs() >= 16384) {
+      add_sweep("course_step_serial", {16384}, [](int E) {
+        auto c = std::make_shared<BoundCourse<SerialSpace>>(step_config(E));
+        return [c] { c->course.step(); };
+      });
+    }
+  }
   const int E = std::min(num_envs(), 4096);
   add_sweep("generate", {E}, [](int envs) {
-    auto c = std::make_shared<BoundCourse>(envs);
+    auto c = std::make_shared<BoundCourse<Space>>(step_config(envs));
     return [c] { c->course.generator().generate(); };
   });
   add_sweep("course_regenerate_8", {E}, [](int envs) {
-    auto c = std::make_shared<BoundCourse>(envs);
+    auto c = std::make_shared<BoundCourse<Space>>(step_config(envs));
     std::vector<std::int32_t> mask_h(static_cast<std::size_t>(envs), 0);
     for (int k = 0; k < 8; ++k) mask_h[static_cast<std::size_t>((k * 997) % envs)] = 1;
     auto mask = std::make_shared<DView<std::int32_t, Space>>("perf_mask", envs);
@@ -288,10 +386,10 @@ void register_course() {
   });
 }
 
-/// ns per env of `family` at E (0 when it did not run).
-double at(const std::string& family, int E) {
-  const auto f = g_ns_per_env.find(family);
-  if (f == g_ns_per_env.end()) return 0.0;
+/// ns per env of `family` at E in `table` (0 when it did not run).
+double at(const std::map<std::string, std::map<int, double>>& table, const std::string& family, int E) {
+  const auto f = table.find(family);
+  if (f == table.end()) return 0.0;
   const auto it = f->second.find(E);
   return it == f->second.end() ? 0.0 : it->second;
 }
@@ -318,6 +416,58 @@ void print_table(const char* title, const std::map<std::string, std::map<int, do
   }
 }
 
+/// The largest and smallest of `family`'s CPU ns per env over E (0, 0 when it
+/// did not run).
+std::pair<double, double> cpu_range(const std::string& family) {
+  const auto f = g_cpu_ns_per_env.find(family);
+  if (f == g_cpu_ns_per_env.end() || f->second.empty()) return {0.0, 0.0};
+  double lo = 1e300, hi = 0;
+  for (const auto& [E, ns] : f->second) lo = std::min(lo, ns), hi = std::max(hi, ns);
+  return {hi, lo};
+}
+
+/// One line of the goals (docs/performance-notes.md): `what`, the measured
+/// value and whether it meets `goal`.
+void goal_line(const std::string& what, const std::string& value, bool measured, bool met) {
+  std::printf("  %-58s %-26s %s\n", what.c_str(), value.c_str(), !measured ? "not measured" : met ? "met" : "NOT met");
+}
+
+/// The goals of the simulation step, from the process CPU times per env (one
+/// thread) and the wall times of the 2-thread efficiency.
+void print_goals(const std::vector<int>& all) {
+  char buf[96];
+  std::printf("\nGoals (process CPU ns per env, fastest call; docs/performance-notes.md):\n");
+  for (const char* family : {"course_step", "collision_segments"}) {
+    const double limit = std::string(family) == "course_step" ? 250.0 : 150.0;
+    for (const int E : all) {
+      const double v = at(g_cpu_ns_per_env, family, E);
+      if (v <= 0) continue;
+      std::snprintf(buf, sizeof buf, "%.1f ns", v);
+      goal_line(std::string(family) + " <= " + std::to_string(int(limit)) + " ns/env at E=" + std::to_string(E), buf,
+                true, v <= limit);
+    }
+  }
+  const auto [hi, lo] = cpu_range("course_step");
+  std::snprintf(buf, sizeof buf, "%.3f", lo > 0 ? hi / lo : 0.0);
+  goal_line("course_step max/min over E <= 1.5", buf, lo > 0, lo > 0 && hi / lo <= 1.5);
+  const double bake = at(g_cpu_ns_per_env, "collision_sdf_bake", 1024);
+  std::snprintf(buf, sizeof buf, "%.3f ms", bake / 1e6);
+  goal_line("collision_sdf_bake <= 0.3 ms/env (R = 128)", buf, bake > 0, bake <= 0.3e6);
+  const int E = std::min(num_envs(), 4096);
+  const double regen = at(g_cpu_ns_per_env, "course_regenerate_8", E);
+  std::snprintf(buf, sizeof buf, "%.1f us per call", regen * E / 1e3);
+  goal_line("course_regenerate_8 (8 of E=" + std::to_string(E) + " envs) reported", buf, regen > 0, true);
+  const double step = at(g_cpu_ns_per_env, "course_step", E), gen = at(g_cpu_ns_per_env, "generate", E);
+  std::snprintf(buf, sizeof buf, "%.3f (%.1f / %.1f ns)", gen > 0 ? step / (gen / 100) : 0.0, step, gen / 100);
+  goal_line("step / (generate / 100) <= 0.25 at E=" + std::to_string(E), buf, step > 0 && gen > 0,
+            step > 0 && gen > 0 && step / (gen / 100) <= 0.25);
+  const double serial = at(g_ns_per_env, "course_step_serial", 16384), omp = at(g_ns_per_env, "course_step", 16384);
+  const int threads = Space().concurrency();
+  const double eff = serial > 0 && omp > 0 ? serial / (threads * omp) : 0.0;
+  std::snprintf(buf, sizeof buf, "%.2f (%d threads)", eff, threads);
+  goal_line("course_step efficiency at E=16384 >= 0.9 (wall, vs Serial)", buf, eff > 0, eff >= 0.9);
+}
+
 void summary() {
   g_body = nullptr;
   g_tiled.clear();
@@ -331,15 +481,10 @@ void summary() {
   print_table("wall-clock ns per env (fastest call / E)", g_ns_per_env, all);
   print_table("process CPU ns per env (fastest call / E, every thread)", g_cpu_ns_per_env, all);
   for (const int E : all) {
-    const double seg = at("collision_segments", E), sdf = at("collision_sdf_query", E);
+    const double seg = at(g_ns_per_env, "collision_segments", E), sdf = at(g_ns_per_env, "collision_sdf_query", E);
     if (seg > 0 && sdf > 0) std::printf("E=%d: sdf query / segments query = %.3f\n", E, sdf / seg);
   }
-  const int E = std::min(num_envs(), 4096);
-  const double step = at("course_step", E), gen = at("generate", E);
-  if (step > 0 && gen > 0) {
-    std::printf("E=%d: Course::step() %.1f ns/env, generate() / 100 %.1f ns/env: step / (generate / 100) = %.3f\n", E,
-                step, gen / 100, step / (gen / 100));
-  }
+  print_goals(all);
 }
 
 }  // namespace

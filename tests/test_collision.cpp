@@ -5,6 +5,12 @@
 #include "runtime_support.hpp"
 
 #include <trackgen/pipeline/track_generator.hpp>
+#include <trackgen/runtime/detail/grid_bounds.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <utility>
 
 namespace {
 
@@ -63,6 +69,12 @@ struct TestBoxes {
     half = tt::to_device<Space>(h, "half_extents");
   }
 };
+
+/// Whether two values have the same bits (NaN payloads included).
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
 
 template <class Space>
 struct HostContact {
@@ -153,6 +165,60 @@ TEMPLATE_TEST_CASE("CollisionChecker sdf: the square band within a texel of the 
   CHECK(std::isnan(phi[2 * 128 * 128]));
 }
 
+TEMPLATE_TEST_CASE("CollisionChecker sdf: the bake gives the field of a plain scan, bit for bit",
+                   "[runtime][collision]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  for (const std::string generator : {"bezier", "hull", "polar", "voronoi", "checkpoint"}) {
+    DYNAMIC_SECTION(generator) {
+      TrackGenConfig cfg;
+      cfg.generator = generator;
+      cfg.num_envs = 2;
+      TrackGenerator<Space> gen(cfg, SeedState<Space>(cfg.num_envs, 17));
+      const auto& track = gen.generate();
+      const auto h = track.to_host();
+      constexpr int R = 64;
+      CollisionChecker<Space> sdf(Space(), track, 1, CollisionMethod::sdf, GridOptions{R, std::nullopt});
+      const auto phi = tt::to_vector(sdf.sdf().phi);
+      const auto bid = tt::to_vector(sdf.sdf().boundary);
+      const auto lo = tt::to_vector(sdf.sdf().lo), hi = tt::to_vector(sdf.sdf().hi);
+      int inside = 0, mismatches = 0;
+      for (int e = 0; e < cfg.num_envs; ++e) {
+        const int m = h.count(e);
+        const std::size_t base = std::size_t(e) * cfg.N_max;
+        for (int t = 0; t < R * R; ++t) {
+          // Every segment of each border: the distance as the bakes compute it, and the crossings.
+          const Vec2f q = detail::texel_center(t, R, lo[e], hi[e]);
+          float d[2] = {3.0e38f, 3.0e38f};
+          int crossings[2] = {0, 0};
+          for (int b = 0; b < 2; ++b) {
+            for (int i = 0; i < m; ++i) {
+              const Vec3f a3 = b == 0 ? h.inner(base + i) : h.outer(base + i);
+              const Vec3f c3 = b == 0 ? h.inner(base + (i + 1) % m) : h.outer(base + (i + 1) % m);
+              const Vec2f a{a3.x, a3.y}, c{c3.x, c3.y}, ab = c - a;
+              const float l2 = length_sq(ab);
+              const float u = l2 <= 1e-12f ? 0.0f : std::clamp(dot(q - a, ab) / l2, 0.0f, 1.0f);
+              const float dist = length(q - (a + u * ab));
+              if (dist < d[b]) d[b] = dist;
+              crossings[b] += geom::ray_crosses(q, a, c) ? 1 : 0;
+            }
+          }
+          const bool in = crossings[1] % 2 == 1 && crossings[0] % 2 == 0;
+          const float want = in ? std::min(d[0], d[1]) : -std::min(d[0], d[1]);
+          const std::size_t k = std::size_t(e) * R * R + t;
+          const bool ok = same_bits(phi[k], want) && bid[k] == (d[0] <= d[1] ? 0 : 1);
+          if (!ok && mismatches++ < 5) {
+            UNSCOPED_INFO("env " << e << " texel " << t << ": phi " << phi[k] << " plain " << want << ", boundary "
+                                 << int(bid[k]));
+          }
+          inside += in ? 1 : 0;
+        }
+      }
+      CHECK(mismatches == 0);
+      CHECK(inside > 0);
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("CollisionChecker sdf agrees with segments away from the border on generated tracks",
                    "[runtime][collision]", TRACKGEN_TEST_SPACES) {
   using Space = TestType;
@@ -194,8 +260,10 @@ TEMPLATE_TEST_CASE("CollisionChecker sdf agrees with segments away from the bord
 namespace {
 
 /// The segments backend's contact of one box by a plain scan of every
-/// segment of both borders in order (the documented rule, without the chunk
-/// pruning): inner border 0, outer 1, ties to the lowest (border, index).
+/// segment of both borders in order (the documented rule, without the border
+/// grid or any pruning): inner border 0, outer 1, ties to the lowest (border,
+/// index); a box with a non-finite corner, or without any finite squared
+/// distance, is out of bounds without geometry.
 struct PlainContact {
   int oob = 0, boundary = 2;
   float distance = 0;
@@ -208,6 +276,10 @@ PlainContact plain_contact(const Track<Kokkos::HostSpace>& h, int e, int n_max, 
   const geom::Box2 box = geom::make_box(centre, yaw, half);
   Vec2f corner[4];
   for (int k = 0; k < 4; ++k) corner[k] = geom::box_corner(box, k);
+  PlainContact none{1, -1, nanf(), nan2(), nan2()};
+  for (int k = 0; k < 4; ++k) {
+    if (!is_finite(corner[k])) return none;
+  }
   bool violates[2][4];
   float corner_min2[2][4];
   float best2 = 3e38f;
@@ -243,6 +315,7 @@ PlainContact plain_contact(const Track<Kokkos::HostSpace>& h, int e, int n_max, 
     }
     for (int k = 0; k < 4; ++k) violates[border][k] = odd[k] == (border == 0);
   }
+  if (best_border > 1) return none;
   bool any = false;
   float penetration2 = 0.0f;
   for (int border = 0; border < 2; ++border) {
@@ -269,58 +342,200 @@ PlainContact plain_contact(const Track<Kokkos::HostSpace>& h, int e, int n_max, 
   return r;
 }
 
+/// Checks every box's contact against plain_contact, bit for bit; returns
+/// how many were out of bounds, and how many of those had a corner outside.
+template <class Space>
+std::pair<int, int> check_against_plain(const Track<Kokkos::HostSpace>& h, const std::vector<BoxCase>& cases,
+                                        const HostContact<Space>& got, const std::vector<Quatf>& q, int boxes) {
+  int oob = 0, out = 0;
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const int e = static_cast<int>(k) / boxes;
+    const auto& c = cases[k];
+    const PlainContact want =
+        plain_contact(h, e, h.n_max(), Vec2f{c.position.x, c.position.y}, geom::yaw_of(q[k]), c.half);
+    INFO("env " << e << " box " << k << " at " << c.position.x << ", " << c.position.y << " yaw " << c.yaw << " half "
+                << c.half.x << ", " << c.half.y << ": distance " << got.distance[k] << " plain " << want.distance
+                << ", boundary " << got.boundary[k] << " plain " << want.boundary);
+    REQUIRE(got.oob[k] == want.oob);
+    REQUIRE(same_bits(got.distance[k], want.distance));
+    REQUIRE(got.boundary[k] == want.boundary);
+    REQUIRE(same_bits(got.nearest[k], want.nearest));
+    REQUIRE(same_bits(got.normal[k], want.normal));
+    oob += want.oob, out += want.oob && want.distance < 0.0f;
+  }
+  return {oob, out};
+}
+
 }  // namespace
 
-TEMPLATE_TEST_CASE("CollisionChecker segments: the chunk pruning gives the contacts of a plain scan",
+TEMPLATE_TEST_CASE("CollisionChecker segments: the border grid gives the contacts of a plain scan, bit for bit",
+                   "[runtime][collision]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  // Every static generator; boxes anywhere over each track's bounding square
+  // widened by half its side, any yaw, from car size to boxes wider than the
+  // band (they span several cells and cut borders), and far outside.
+  for (const std::string generator : {"bezier", "hull", "polar", "voronoi", "checkpoint"}) {
+    DYNAMIC_SECTION(generator) {
+      TrackGenConfig cfg;
+      cfg.generator = generator;
+      cfg.num_envs = 6;
+      TrackGenerator<Space> gen(cfg, SeedState<Space>(cfg.num_envs, 5));
+      const auto& track = gen.generate();
+      const auto h = track.to_host();
+      constexpr int kBoxes = 240;
+      tt::Lcg rng{777u};
+      std::vector<BoxCase> cases;
+      for (int e = 0; e < cfg.num_envs; ++e) {
+        Vec2f lo{3e38f, 3e38f}, hi{-3e38f, -3e38f};
+        for (int i = 0; i < h.count(e); ++i) {
+          const Vec3f q = h.outer(std::size_t(e) * cfg.N_max + i);
+          lo = {std::min(lo.x, q.x), std::min(lo.y, q.y)}, hi = {std::max(hi.x, q.x), std::max(hi.y, q.y)};
+        }
+        const Vec2f pad = 0.5f * (hi - lo);
+        for (int b = 0; b < kBoxes; ++b) {
+          float x = lo.x - pad.x + (hi.x - lo.x + 2 * pad.x) * rng.uniformf(),
+                y = lo.y - pad.y + (hi.y - lo.y + 2 * pad.y) * rng.uniformf();
+          if (b % 3 == 0) {  // near the band: a centerline point moved sideways up to 2 half widths
+            const std::size_t i = std::size_t(e) * cfg.N_max + std::size_t(rng.uniformf() * float(h.count(e)));
+            const Vec3f c = h.center(i), t = h.tangent(i);
+            const float off = cfg.half_width * (-2.0f + 4.0f * rng.uniformf());
+            x = c.x - t.y * off, y = c.y + t.x * off;
+          }
+          if (b % 40 == 39) {  // far away: 1e3 .. 1e18 off, any direction
+            const float far = std::pow(10.0f, 3.0f + 15.0f * rng.uniformf()), a = 6.2831853f * rng.uniformf();
+            x += far * std::cos(a), y += far * std::sin(a);
+          }
+          const float size = b % 4 == 0 ? 0.3f : 0.05f;
+          cases.push_back({{x, y, 0},
+                           6.2831853f * rng.uniformf(),
+                           {size * (0.2f + rng.uniformf()), size * (0.2f + rng.uniformf())}});
+        }
+      }
+      CollisionChecker<Space> exact(Space(), track, kBoxes);
+      // Round 1 queries the same boxes again; rounds 2-5 move, turn and
+      // resize them a little (round 5 by more than a cell of the grid).
+      for (int round = 0; round < 6; ++round) {
+        INFO("round " << round);
+        if (round >= 2) {
+          for (auto& c : cases) {
+            const float step = round == 5 ? 0.05f : 0.004f;
+            c.position.x += step * (2.0f * rng.uniformf() - 1.0f);
+            c.position.y += step * (2.0f * rng.uniformf() - 1.0f);
+            c.yaw += 0.05f * (2.0f * rng.uniformf() - 1.0f);
+            if (round == 4) c.half = c.half * 1.1f;
+          }
+        }
+        const TestBoxes<Space> in(cases);
+        const HostContact<Space> got(exact.query(in.position, in.orientation, in.half));
+        const auto [oob, out] = check_against_plain(h, cases, got, tt::to_vector(in.orientation), kBoxes);
+        // Both kinds of boxes occur: in the band and out of it, corners outside.
+        CHECK(oob > 100);
+        CHECK(oob < static_cast<int>(cases.size()) - 100);
+        CHECK(out > 50);
+      }
+      // Every env has its grid (the query read the cells, not every segment).
+      const auto header = tt::to_vector(exact.border_grid().header);
+      for (const auto& g : header) CHECK(g.gx > 0);
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("CollisionChecker segments: huge, tiny, infinite and NaN boxes give defined contacts",
                    "[runtime][collision]", TRACKGEN_TEST_SPACES) {
   using Space = TestType;
   TrackGenConfig cfg;
-  cfg.num_envs = 6;
-  TrackGenerator<Space> gen(cfg, SeedState<Space>(cfg.num_envs, 5));
+  cfg.num_envs = 2;
+  TrackGenerator<Space> gen(cfg, SeedState<Space>(cfg.num_envs, 3));
   const auto& track = gen.generate();
   const auto h = track.to_host();
-  // Boxes anywhere over each track's bounding square, any yaw, from car size
-  // to boxes wider than the band (they span several chunks and cut borders).
-  constexpr int kBoxes = 200;
-  tt::Lcg rng{777u};
-  std::vector<BoxCase> cases;
-  for (int e = 0; e < cfg.num_envs; ++e) {
-    Vec2f lo{3e38f, 3e38f}, hi{-3e38f, -3e38f};
-    for (int i = 0; i < h.count(e); ++i) {
-      const Vec3f q = h.outer(std::size_t(e) * cfg.N_max + i);
-      lo = {std::min(lo.x, q.x), std::min(lo.y, q.y)}, hi = {std::max(hi.x, q.x), std::max(hi.y, q.y)};
+  const Vec3f c = h.center(0);
+  const float inf = std::numeric_limits<float>::infinity(), nan = nanf();
+  std::vector<Vec3f> positions;
+  for (const float v : {1e20f, -1e20f, 1e30f, -1e30f, 1e18f, 3e38f, 1e-30f, -1e-38f, 0.0f}) {
+    positions.push_back({v, v, 0}), positions.push_back({c.x + v, c.y, 0});
+  }
+  std::vector<std::pair<Quatf, Vec2f>> shapes;
+  for (const Quatf q : {tt::no_rotation(), geom::quat_from_yaw(1.0f), Quatf{0, 0, 1e30f, 1e30f}, Quatf{0, 0, 0, 0},
+                        Quatf{nan, 0, 0, 1}, Quatf{0, 0, inf, 1}}) {
+    for (const Vec2f half : {Vec2f{0.04f, 0.02f}, Vec2f{0, 0}, Vec2f{1e-30f, 1e-30f}, Vec2f{1e30f, 1e30f},
+                             Vec2f{inf, 0.02f}, Vec2f{nan, 0.02f}, Vec2f{-0.04f, 0.02f}}) {
+      shapes.push_back({q, half});
     }
+  }
+  std::vector<Vec3f> p;
+  std::vector<Quatf> q;
+  std::vector<Vec2f> hx;
+  for (const Vec3f& pos : positions) {
+    for (const auto& [o, half] : shapes) p.push_back(pos), q.push_back(o), hx.push_back(half);
+  }
+  for (const float v : {inf, -inf, nan}) {  // non-finite positions: inactive slots
+    p.push_back({v, 0, 0}), q.push_back(tt::no_rotation()), hx.push_back({0.04f, 0.02f});
+  }
+  const int boxes = static_cast<int>(p.size());
+  p.resize(2 * p.size(), Vec3f{nan, nan, nan});  // env 1: every slot inactive
+  q.resize(p.size(), tt::no_rotation());
+  hx.resize(p.size(), Vec2f{0.04f, 0.02f});
+  CollisionChecker<Space> checker(Space(), track, boxes);
+  const HostContact<Space> got(
+      checker.query(tt::to_device<Space>(p, "p"), tt::to_device<Space>(q, "q"), tt::to_device<Space>(hx, "h")));
+  int defined = 0, without = 0;
+  for (int k = 0; k < boxes; ++k) {
+    INFO("box " << k << " at " << p[k].x << ", " << p[k].y << " q " << q[k].z << ", " << q[k].w << " half " << hx[k].x
+                << ", " << hx[k].y << ": distance " << got.distance[k] << " nearest " << got.nearest[k].x << ", "
+                << got.nearest[k].y);
+    if (!std::isfinite(p[k].x)) {
+      CHECK(got.oob[k] == 0);
+      CHECK(got.boundary[k] == -1);
+      continue;
+    }
+    const PlainContact want = plain_contact(h, 0, cfg.N_max, Vec2f{p[k].x, p[k].y}, geom::yaw_of(q[k]), hx[k]);
+    REQUIRE(got.oob[k] == want.oob);
+    REQUIRE(got.boundary[k] == want.boundary);
+    REQUIRE(same_bits(got.distance[k], want.distance));
+    REQUIRE(same_bits(got.nearest[k], want.nearest));
+    REQUIRE(same_bits(got.normal[k], want.normal));
+    if (got.boundary[k] == -1) {
+      ++without;
+      CHECK(got.oob[k] == 1);
+      CHECK(std::isnan(got.distance[k]));
+    } else {
+      ++defined;
+    }
+  }
+  CHECK(defined > 100);
+  CHECK(without > 100);
+  for (int k = boxes; k < 2 * boxes; ++k) CHECK(got.boundary[k] == -1);
+}
+
+TEMPLATE_TEST_CASE("CollisionChecker segments: an env without a grid scans every segment, the same contacts",
+                   "[runtime][collision]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  // A star of long spikes: its border segments meet far more cells than an
+  // env's grid holds, so env 0 has no grid; env 1 (a circle) has one.
+  std::vector<Vec3f> star;
+  for (int i = 0; i < 24; ++i) {
+    const double t = 2.0 * 3.14159265358979323846 * i / 24, r = i % 2 == 0 ? 1.0 : 0.08;
+    star.push_back({static_cast<float>(r * std::cos(t)), static_cast<float>(r * std::sin(t)), 0.0f});
+  }
+  const auto track = tt::band_track<Space>({{star, 0.9f, 1.1f}, {tt::circle_loop(1.0, 24), 0.8f, 1.2f}}, 24);
+  const auto h = track.to_host();
+  constexpr int kBoxes = 200;
+  tt::Lcg rng{99u};
+  std::vector<BoxCase> cases;
+  for (int e = 0; e < 2; ++e) {
     for (int b = 0; b < kBoxes; ++b) {
-      const float x = lo.x - 0.1f + (hi.x - lo.x + 0.2f) * rng.uniformf(),
-                  y = lo.y - 0.1f + (hi.y - lo.y + 0.2f) * rng.uniformf();
-      const float size = b % 4 == 0 ? 0.3f : 0.05f;
-      cases.push_back(
-          {{x, y, 0}, 6.2831853f * rng.uniformf(), {size * (0.2f + rng.uniformf()), size * (0.2f + rng.uniformf())}});
+      cases.push_back({{-1.3f + 2.6f * rng.uniformf(), -1.3f + 2.6f * rng.uniformf(), 0},
+                       6.2831853f * rng.uniformf(),
+                       {0.02f + 0.1f * rng.uniformf(), 0.02f + 0.1f * rng.uniformf()}});
     }
   }
   const TestBoxes<Space> in(cases);
-  CollisionChecker<Space> exact(Space(), track, kBoxes);
-  const HostContact<Space> got(exact.query(in.position, in.orientation, in.half));
-  const auto q = tt::to_vector(in.orientation);
-  int oob = 0, cut_or_out = 0;
-  for (std::size_t k = 0; k < cases.size(); ++k) {
-    const int e = static_cast<int>(k) / kBoxes;
-    const auto& c = cases[k];
-    const PlainContact want =
-        plain_contact(h, e, cfg.N_max, Vec2f{c.position.x, c.position.y}, geom::yaw_of(q[k]), c.half);
-    INFO("env " << e << " box " << k << " distance " << got.distance[k] << " plain " << want.distance);
-    REQUIRE(got.oob[k] == want.oob);
-    REQUIRE(std::fabs(got.distance[k] - want.distance) <= 1e-5f * (1.0f + std::fabs(want.distance)));
-    REQUIRE(got.boundary[k] == want.boundary);
-    REQUIRE(std::fabs(got.nearest[k].x - want.nearest.x) <= 1e-5f * (1.0f + std::fabs(want.nearest.x)));
-    REQUIRE(std::fabs(got.nearest[k].y - want.nearest.y) <= 1e-5f * (1.0f + std::fabs(want.nearest.y)));
-    REQUIRE(dot(got.normal[k], want.normal) > 0.9999f);
-    oob += want.oob, cut_or_out += want.oob && want.distance < 0.0f;
-  }
-  // Both kinds of boxes occur: in the band and out of it, corners outside.
-  CHECK(oob > 100);
-  CHECK(oob < static_cast<int>(cases.size()) - 100);
-  CHECK(cut_or_out > 50);
+  CollisionChecker<Space> checker(Space(), track, kBoxes);
+  const auto header = tt::to_vector(checker.border_grid().header);
+  CHECK(header[0].gx == 0);
+  CHECK(header[1].gx > 0);
+  const HostContact<Space> got(checker.query(in.position, in.orientation, in.half));
+  check_against_plain(h, cases, got, tt::to_vector(in.orientation), kBoxes);
 }
 
 TEMPLATE_TEST_CASE("CollisionChecker: bound mode, per-call mode, rebind warning", "[runtime][collision]",
@@ -352,8 +567,8 @@ TEMPLATE_TEST_CASE("CollisionChecker: bound mode, per-call mode, rebind warning"
   CHECK(snapshot.oob.data() != checker.contacts().oob.data());
 }
 
-TEMPLATE_TEST_CASE("CollisionChecker and DiscChecker: bad input throws before any device work",
-                   "[runtime][collision]", TRACKGEN_TEST_SPACES) {
+TEMPLATE_TEST_CASE("CollisionChecker and DiscChecker: bad input throws before any device work", "[runtime][collision]",
+                   TRACKGEN_TEST_SPACES) {
   using Space = TestType;
   const auto track = square_bands<Space>();
   const TestBoxes<Space> in(box_cases());
@@ -377,12 +592,14 @@ TEMPLATE_TEST_CASE("CollisionChecker and DiscChecker: bad input throws before an
   DiscChecker<Space> disc_checker(Space(), discs, 0.1f, 3, 3);
   const auto short_q = DView<Quatf, Space>("short", 8);
   const auto short_p = DView<Vec3f, Space>("p", 2);
+  const auto short_mask = DView<std::int32_t, Space>("mask", 2);
   tt::LaunchCounter::launches = 0;
   CHECK_THROWS_WITH(checker.bind_inputs(in.position, short_q, in.half),
                     Catch::Contains("orientation must be a View of extent E*max_boxes = 9, got 8"));
   CHECK_THROWS_WITH(checker.query(in.position, in.orientation, DView<Vec2f, Space>()),
                     Catch::Contains("half_extents must be a View of extent E*max_boxes = 9, got an unallocated View"));
-  CHECK_THROWS_WITH(checker.bake(), Catch::Contains("nothing to bake"));
+  CHECK_THROWS_WITH(checker.bake(LaunchContext<Space>(), short_mask),
+                    Catch::Contains("mask must be a View of extent E = 3, got 2"));
   CHECK_THROWS_WITH(disc_checker.bind_inputs(short_p, in.orientation, in.half),
                     Catch::Contains("position must be a View of extent E*max_boxes = 9, got 2"));
   CHECK(tt::LaunchCounter::launches == 0);
@@ -394,15 +611,10 @@ TEMPLATE_TEST_CASE("DiscChecker: deepest disc, saturation, counts and NaN slots"
   using Space = TestType;
   const float nan = nanf();
   // Two envs of 4 disc slots; env 1 uses only its first 2.
-  const auto discs = tt::to_device<Space>(std::vector<Vec3f>{{0.3f, 0, 0},
-                                                             {0.22f, 0, 0},
-                                                             {nan, nan, 0},
-                                                             {0, 0, 0},
-                                                             {5, 5, 0},
-                                                             {0.25f, 0, 0},
-                                                             {0, 0, 0},
-                                                             {0, 0, 0}},
-                                          "discs");
+  const auto discs = tt::to_device<Space>(
+      std::vector<Vec3f>{
+          {0.3f, 0, 0}, {0.22f, 0, 0}, {nan, nan, 0}, {0, 0, 0}, {5, 5, 0}, {0.25f, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+      "discs");
   const auto count = tt::to_device<Space>(std::vector<std::int32_t>{4, 2}, "count");
   DiscChecker<Space> checker(Space(), discs, 0.1f, 1, count);
   // Box [-0.2, 0.2] x [-0.1, 0.1] in both envs.
@@ -426,4 +638,55 @@ TEMPLATE_TEST_CASE("DiscChecker: deepest disc, saturation, counts and NaN slots"
   CHECK(depth[1] == Approx(0.05f));
   CHECK(nearest[1].x == Approx(0.15f));
   CHECK(nearest[1].y == 0.0f);
+}
+
+namespace {
+
+/// Bytes of every View a CollisionChecker allocated.
+template <class Space>
+std::size_t checker_bytes(const CollisionChecker<Space>& c) {
+  const auto bytes = [](const auto& v) { return v.span() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
+  const auto& k = c.contacts();
+  const auto& g = c.border_grid();
+  const auto& f = c.sdf();
+  return bytes(k.oob) + bytes(k.distance) + bytes(k.nearest) + bytes(k.normal) + bytes(k.boundary) + bytes(g.header) +
+         bytes(g.cells) + bytes(g.refs) + bytes(f.phi) + bytes(f.boundary) + bytes(f.lo) + bytes(f.hi);
+}
+
+/// Sets TRACKGEN_MEMORY_LIMIT_MB for the scope of the object.
+struct MemoryLimit {
+  explicit MemoryLimit(const char* mb) { setenv("TRACKGEN_MEMORY_LIMIT_MB", mb, 1); }
+  ~MemoryLimit() { unsetenv("TRACKGEN_MEMORY_LIMIT_MB"); }
+};
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("CollisionChecker: the memory estimate is what it allocates; over the limit it is refused first",
+                   "[runtime][collision][memory]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  const auto track = square_bands<Space>();
+  for (const CollisionMethod method : {CollisionMethod::segments, CollisionMethod::sdf}) {
+    const GridOptions grid{32, std::nullopt};
+    CollisionChecker<Space> checker(Space(), track, 3, method, grid);
+    CHECK(CollisionChecker<Space>::estimate_bytes(track.num_envs(), track.n_max(), 3, method, grid) ==
+          checker_bytes(checker));
+  }
+  // 4096 envs of the default field (128^2 texels, 5 bytes each): about 320 MiB.
+  const auto many = tt::band_track<Space>(std::vector<tt::BandEnv>(4096, tt::BandEnv{tt::circle_loop(1.0, 16)}), 16);
+  const MemoryLimit limit("64");
+  const tt::LaunchCounter launches;
+  CHECK_THROWS_WITH(CollisionChecker<Space>(Space(), many, 1, CollisionMethod::sdf),
+                    Catch::StartsWith("trackgen::CollisionChecker: the collision sdf of num_envs = 4096 envs needs an "
+                                      "estimated ") &&
+                        Catch::Contains("above the memory limit of 64.0 MiB") && Catch::Contains("envs fit"));
+  // A Course checks its generator and grids together, before allocating anything.
+  CourseConfig c;
+  c.gen.num_envs = 4096;
+  c.checkpoint_spacing = 0.3f;
+  c.collision = CollisionMethod::sdf;
+  CHECK_THROWS_WITH(Course<Space>(Space(), c),
+                    Catch::StartsWith("trackgen::Course: the generator and grids (collision, height field) of num_envs "
+                                      "= 4096 envs needs an estimated ") &&
+                        Catch::Contains("envs fit"));
+  CHECK(tt::LaunchCounter::launches == 0);
 }

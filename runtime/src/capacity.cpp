@@ -1,5 +1,9 @@
-// The capacity rule of the samplers (see detail/common.hpp).
+// The capacity rule of the samplers and the memory check of the grids (see
+// detail/common.hpp).
+#include <trackgen/pipeline/memory.hpp>
 #include <trackgen/runtime/detail/common.hpp>
+
+#include <cstdio>
 
 #include <algorithm>
 #include <cmath>
@@ -27,6 +31,26 @@ double largest_point_spacing(const std::string& api, const float* perimeter, con
     throw ConfigError(api + ": no valid env in the track to derive the automatic capacity from; pass it explicitly");
   }
   return best;
+}
+
+std::size_t runtime_memory_limit() { return memory_limit_bytes(); }
+
+namespace {
+
+std::string mib(std::size_t b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1024.0 * 1024.0));
+  return buf;
+}
+
+}  // namespace
+
+void refuse_memory(const std::string& api, const std::string& what, int num_envs, std::size_t need, std::size_t limit,
+                   int fit) {
+  throw ConfigError(api + ": the " + what + " of num_envs = " + std::to_string(num_envs) + " envs needs an estimated " +
+                    mib(need) + ", above the memory limit of " + mib(limit) +
+                    " (TRACKGEN_MEMORY_LIMIT_MB, or 3/4 of the physical memory); at most " + std::to_string(fit) +
+                    " envs fit");
 }
 
 }  // namespace trackgen::detail

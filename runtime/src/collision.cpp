@@ -7,15 +7,20 @@
 namespace trackgen {
 namespace {
 
-/// Validates the constructor's arguments (before any allocation).
-template <class M>
-int checked_boxes(const Track<M>& track, int max_boxes, CollisionMethod method, const GridOptions& grid) {
+/// Validates the constructor's arguments and the memory they need (before any
+/// allocation).
+template <class Space>
+int checked_boxes(const Track<typename Space::memory_space>& track, int max_boxes, CollisionMethod method,
+                  const GridOptions& grid) {
   const std::string api = "trackgen::CollisionChecker";
   detail::track_stride(api, track);
   detail::require(max_boxes >= 1, api, "max_boxes", ">= 1", std::to_string(max_boxes));
   detail::require(method == CollisionMethod::segments || method == CollisionMethod::sdf, api, "method",
                   "CollisionMethod::segments or CollisionMethod::sdf", std::to_string(static_cast<int>(method)));
   if (method == CollisionMethod::sdf) grid.validate(api);
+  detail::check_runtime_memory(
+      api, [&](int e) { return CollisionChecker<Space>::estimate_bytes(e, track.n_max(), max_boxes, method, grid); },
+      track.num_envs(), std::string("collision ") + to_string(method));
   return max_boxes;
 }
 
@@ -39,14 +44,28 @@ SignedDistanceField<Space> SignedDistanceField<Space>::clone() const {
 }
 
 template <class Space>
-CollisionChecker<Space>::CollisionChecker(Space space, const track_type& track, int max_boxes,
-                                          CollisionMethod method, const GridOptions& grid)
+std::size_t CollisionChecker<Space>::estimate_bytes(int num_envs, int n_max, int max_boxes, CollisionMethod method,
+                                                    const GridOptions& grid) {
+  const std::size_t E = static_cast<std::size_t>(num_envs), boxes = E * static_cast<std::size_t>(max_boxes);
+  std::size_t bytes = boxes * (2 * sizeof(std::int32_t) + sizeof(float) + 2 * sizeof(Vec2f));
+  bytes += detail::border_grid_bytes(E, n_max);
+  if (method == CollisionMethod::sdf) {
+    const std::size_t R = static_cast<std::size_t>(grid.resolution);
+    bytes += E * (R * R * (sizeof(float) + sizeof(std::int8_t)) + 2 * sizeof(Vec2f));
+  }
+  return bytes;
+}
+
+template <class Space>
+CollisionChecker<Space>::CollisionChecker(Space space, const track_type& track, int max_boxes, CollisionMethod method,
+                                          const GridOptions& grid)
     : ctx_(std::move(space)),
       track_(track),
-      max_boxes_(checked_boxes(track, max_boxes, method, grid)),
+      max_boxes_(checked_boxes<Space>(track, max_boxes, method, grid)),
       method_(method),
       grid_(grid),
-      inputs_("trackgen::CollisionChecker", static_cast<std::size_t>(track.num_envs()) * max_boxes, "bind_inputs", "query") {
+      inputs_("trackgen::CollisionChecker", static_cast<std::size_t>(track.num_envs()) * max_boxes, "bind_inputs",
+              "query") {
   const auto& s = ctx_.space();
   const std::size_t E = static_cast<std::size_t>(track.num_envs()), n = E * max_boxes_;
   contacts_.oob = detail::runtime_view<std::int32_t>(s, "contact_oob", n);
@@ -55,6 +74,7 @@ CollisionChecker<Space>::CollisionChecker(Space space, const track_type& track, 
   contacts_.normal = detail::runtime_view<Vec2f>(s, "contact_normal", n);
   contacts_.boundary = detail::runtime_view<std::int32_t>(s, "contact_boundary", n);
   Kokkos::deep_copy(s, contacts_.boundary, -1);
+  border_grid_ = detail::make_border_grid(s, track.num_envs(), track.n_max());
   if (method_ == CollisionMethod::sdf) {
     const std::size_t R = static_cast<std::size_t>(grid_.resolution);
     sdf_.resolution = grid_.resolution;
@@ -62,9 +82,8 @@ CollisionChecker<Space>::CollisionChecker(Space space, const track_type& track, 
     sdf_.boundary = detail::runtime_view<std::int8_t>(s, "sdf_boundary", E * R * R);
     sdf_.lo = detail::runtime_view<Vec2f>(s, "sdf_lo", E);
     sdf_.hi = detail::runtime_view<Vec2f>(s, "sdf_hi", E);
-    chunks_ = detail::runtime_view<Vec2f>(s, "sdf_chunks", E * 4 * detail::chunk_boxes(track.n_max()));
-    bake();
   }
+  bake();
   s.fence();
 }
 
@@ -100,7 +119,8 @@ template <class Space>
 const BoxContact<Space>& CollisionChecker<Space>::launch_query(const LaunchContext<Space>& ctx,
                                                                const BoxInputs<Space>& in) {
   if (method_ == CollisionMethod::segments) {
-    detail::query_segments(ctx, track_, in.position, in.orientation, in.half_extents, contacts_, max_boxes_);
+    detail::query_segments(ctx, track_, border_grid_, in.position, in.orientation, in.half_extents, contacts_,
+                           max_boxes_);
   } else {
     detail::query_sdf(ctx, sdf_, in.position, in.orientation, in.half_extents, contacts_, max_boxes_);
   }
@@ -115,11 +135,11 @@ void CollisionChecker<Space>::bake() {
 template <class Space>
 void CollisionChecker<Space>::bake(const LaunchContext<Space>& ctx, const IntView& mask) {
   const std::string api = "trackgen::CollisionChecker::bake";
-  if (method_ != CollisionMethod::sdf) {
-    throw ConfigError(api + ": the checker uses CollisionMethod::segments, which has nothing to bake");
-  }
   detail::check_mask(api, mask, static_cast<std::size_t>(track_.num_envs()));
-  detail::bake_sdf(ctx, track_, grid_.padding.value_or(-1.0f), sdf_, chunks_, mask);
+  detail::build_border_grid(ctx, track_, border_grid_, mask);
+  if (method_ == CollisionMethod::sdf) {
+    detail::bake_sdf(ctx, track_, border_grid_, grid_.padding.value_or(-1.0f), sdf_, mask);
+  }
 }
 
 #define TRACKGEN_INSTANTIATE_COLLISION(S)                                                                     \

@@ -1,69 +1,69 @@
-// The segments backend of CollisionChecker (see collision.hpp).
+// The segments backend of CollisionChecker (see collision.hpp and
+// docs/algorithms.md#collision).
 //
-// One thread per box, against both borders (inner first, each closing m-1 ->
-// 0), in two passes over the env's border points:
-//  1. crossings: the segments straddling the box's y range are tested against
-//     each corner's ray (geom::ray_crosses; the others cannot cross it). This
-//     decides which border each corner violates. Meanwhile the bounding box of
-//     every chunk of polyline_chunk segments gives its gap to the box.
-//  2. distances, chunk by chunk: the nearest chunk first, then the others in
-//     order, skipping a chunk (and within a chunk a segment) whose bounding box
-//     is farther from the box than the nearest segment found so far, unless it
-//     may be nearer to a corner violating its border than that corner's nearest
-//     distance to the border so far (it could not change any result).
-//     Distances are compared squared.
-// Ties between segments go to the lowest (border, index), as a plain scan in
-// order would; within a segment to the first candidate (corners 0..3, then the
-// segment's start vertex, then a cut).
+// One thread per box. The contact is defined by a plain scan of every segment
+// of both borders (inner first, each closing m-1 -> 0): each corner's
+// ray-crossing parity per border, and the candidates of every segment
+// (corners to the segment, the segment's start vertex to the solid box, 0 when
+// it cuts the box) with ties to the lowest (border, index), within a segment
+// to the first candidate. The query reads only the part of the env's border
+// grid (detail/border_grid.hpp) near the box:
+//  1. parities: each corner from its own cell (the cell's bit and terms of the
+//     cell's segments, the same parity as counting every segment; even
+//     outside the grid);
+//  2. distances: the segments listed in the cells the box covers, then in the
+//     cells within the distance that could still improve on the nearest so far
+//     (and on the nearest of every corner outside its border), each segment
+//     once, skipped when its bounding box shows it cannot change a result.
+// An env without a grid (an odd track, detail/border_grid.hpp) scans every
+// segment instead, chunk by chunk with the same bounds: the same contacts.
+// A box with a non-finite corner, or so far away that no squared distance is
+// finite, is out of bounds without geometry (NaN, boundary -1).
+#include <trackgen/runtime/detail/border_grid.hpp>
 #include <trackgen/runtime/detail/collision_kernels.hpp>
+#include <trackgen/runtime/detail/common.hpp>
 
 namespace trackgen::detail {
 namespace {
-
-/// Squared distance between two plan-view boxes (0 when they overlap).
-KOKKOS_INLINE_FUNCTION float box_gap2(const ChunkBox& a, const ChunkBox& b) {
-  const float dx = kmath::max(kmath::max(a.lo.x - b.hi.x, b.lo.x - a.hi.x), 0.0f);
-  const float dy = kmath::max(kmath::max(a.lo.y - b.hi.y, b.lo.y - a.hi.y), 0.0f);
-  return dx * dx + dy * dy;
-}
-
-/// Squared distance from q to a box (0 inside).
-KOKKOS_INLINE_FUNCTION float point_gap2(Vec2f q, const ChunkBox& b) {
-  const float dx = kmath::max(kmath::max(b.lo.x - q.x, q.x - b.hi.x), 0.0f);
-  const float dy = kmath::max(kmath::max(b.lo.y - q.y, q.y - b.hi.y), 0.0f);
-  return dx * dx + dy * dy;
-}
-
-/// Whether `lower` (a squared lower bound) cannot improve on `bound` (a squared
-/// distance), with a margin for the rounding of the distances it bounds.
-KOKKOS_INLINE_FUNCTION bool cannot_improve(float lower, float bound) {
-  return lower > bound * (1.0f + 1e-4f) + 1e-12f;
-}
 
 KOKKOS_INLINE_FUNCTION void grow(ChunkBox& b, Vec2f q) {
   b.lo = Vec2f{kmath::min(b.lo.x, q.x), kmath::min(b.lo.y, q.y)};
   b.hi = Vec2f{kmath::max(b.hi.x, q.x), kmath::max(b.hi.y, q.y)};
 }
 
-/// The box under test: its geometry, corners and bounding box.
+/// The box under test: its geometry, corners and bounding box, and the
+/// slack of the bounds on its distances (cannot_improve's tol): the rounding
+/// of a distance at the track's magnitude, and of the box frame at the box's
+/// (geom::point_box_distance and geom::segment_hits_box subtract its centre).
 struct BoxShape {
   geom::Box2 box;
   Vec2f corner[4];
   ChunkBox extent;
+  float tol;
 };
+
+/// The least squared distance a lower bound must exceed to show that what it
+/// bounds cannot reach `bound` (cannot_improve's threshold).
+KOKKOS_INLINE_FUNCTION float threshold(float bound, float tol) {
+  return bound * (1.0f + 1e-4f) + 1e-12f + tol * (bound + 1.0f + tol);
+}
 
 /// What the distance pass accumulates (squared distances).
 struct Nearest {
   float corner_min2[2][4];
   float best2 = 3e38f;
+  float best_threshold = 3e38f;  // threshold(best2, tol)
   int border = 2, index = 0;
   Vec2f point = nan2();
   bool cut = false;
 
-  /// Segment (border, i) with candidate squared distance d2 at point q.
-  KOKKOS_FUNCTION void offer(int b, int i, float d2, Vec2f q) {
+  /// Segment (border, i) with candidate squared distance d2 at point q (none
+  /// unless d2 < 3e38: a candidate that far, or overflowing, is no candidate).
+  KOKKOS_FUNCTION void offer(int b, int i, float d2, Vec2f q, float tol) {
+    if (!(d2 < 3e38f)) return;
     if (d2 < best2 || (d2 == best2 && (b < border || (b == border && i < index)))) {
       best2 = d2;
+      best_threshold = threshold(d2, tol);
       border = b;
       index = i;
       point = q;
@@ -72,7 +72,10 @@ struct Nearest {
 };
 
 /// The candidates of segment [a, c] (index i of `border`): corners to the
-/// segment, its start vertex to the solid box, 0 when it cuts the box.
+/// segment, its start vertex to the solid box, 0 when it cuts the box. A
+/// candidate whose bounding-box lower bound shows it can change neither the
+/// segment's least candidate nor the result is skipped, except the corners
+/// violating the border (their nearest distance must be exact).
 KOKKOS_INLINE_FUNCTION void visit(const BoxShape& s, int border, int i, Vec2f a, Vec2f c, Nearest& r) {
   float d2_seg = 3e38f;
   Vec2f q_seg = a;
@@ -90,100 +93,156 @@ KOKKOS_INLINE_FUNCTION void visit(const BoxShape& s, int border, int i, Vec2f a,
     d2_seg = dv * dv;
     q_seg = a;
   }
-  ChunkBox seg{a, a};
-  grow(seg, c);
-  if (box_gap2(seg, s.extent) == 0.0f && geom::segment_hits_box(a, c, s.box)) {
+  if (!cannot_improve(box_gap2(segment_box(a, c), s.extent), 0.0f, s.tol) && geom::segment_hits_box(a, c, s.box)) {
     r.cut = true;
     d2_seg = 0.0f;
     q_seg = geom::closest_point_on_segment(s.box.center, a, c);
   }
-  r.offer(border, i, d2_seg, q_seg);
+  r.offer(border, i, d2_seg, q_seg, s.tol);
 }
 
-/// Chunks per border whose gaps pass 1 keeps for pass 2 (borders of up to
-/// 64 * polyline_chunk points; longer ones recompute the rest).
-inline constexpr int kept_chunks = 64;
+/// What the distance pass needs besides the box: which corners lie outside
+/// which border (their nearest distance to it must be exact) and the slack of
+/// the bounds.
+struct Search {
+  bool violates[2][4];
+  bool violated[2];  // some corner violates the border
 
-/// What pass 1 learns about one border.
-struct BorderScan {
-  bool odd[4];              // the corners' crossing parities
-  float gap2[kept_chunks];  // squared gap between each chunk's box and the box's
-  int nearest = 0;          // the chunk of smallest gap
-  float nearest_gap2 = 3e38f;
+  /// Whether a segment (or chunk) of `border` with bounding box b may change
+  /// the result: nearer than the nearest so far, or than the nearest of a
+  /// corner violating the border.
+  KOKKOS_FUNCTION bool may_improve(const BoxShape& s, int border, const ChunkBox& b, const Nearest& r) const {
+    if (!(box_gap2(b, s.extent) > r.best_threshold)) return true;
+    if (!violated[border]) return false;
+    for (int k = 0; k < 4; ++k) {
+      if (violates[border][k] && !cannot_improve(point_gap2(s.corner[k], b), r.corner_min2[border][k], s.tol)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// The squared distance every unread segment lies beyond for the search to
+  /// end: the largest bound it still has to beat (3e38 while one is unset).
+  KOKKOS_FUNCTION float reach2(const Nearest& r) const {
+    float need = r.best2;
+    for (int b = 0; b < 2; ++b) {
+      for (int k = 0; k < 4; ++k) {
+        if (violates[b][k]) need = kmath::max(need, r.corner_min2[b][k]);
+      }
+    }
+    return need;
+  }
 };
 
 template <class Space>
 struct QuerySegments {
   Track<typename Space::memory_space> track;
+  BorderGrid<Space> grid;
   DView<Vec3f, Space> position;
   DView<Quatf, Space> orientation;
   DView<Vec2f, Space> half;
   BoxContact<Space> out;
   int boxes = 1;
 
-  /// Pass 1 over one border: crossing parities (a segment can cross a corner's
-  /// ray only if it straddles the box's y range, so the others cost two
-  /// comparisons) and the chunks' gaps to the box.
-  KOKKOS_FUNCTION static void scan(const Vec3f* p, int m, const BoxShape& s, BorderScan& r) {
-    for (int k = 0; k < 4; ++k) r.odd[k] = false;
-    for (int chunk = 0; chunk < chunk_boxes(m); ++chunk) {
-      const int first = chunk * polyline_chunk, last = kmath::min(first + polyline_chunk, m);
-      const ChunkBox box = polyline_chunk_box(p, m, chunk);
-      // A chunk wholly above or wholly at or below the box's y range has no
-      // segment straddling it (the per-segment test would skip every one).
-      if (box.lo.y <= s.extent.hi.y && box.hi.y > s.extent.lo.y) {
-        Vec2f a = geom::xy(p[first]);
-        bool a_above = a.y > s.extent.hi.y, a_below = a.y <= s.extent.lo.y;
-        for (int i = first + 1; i <= last; ++i) {
-          const Vec2f c = geom::xy(p[i < m ? i : 0]);
-          const bool c_above = c.y > s.extent.hi.y, c_below = c.y <= s.extent.lo.y;
-          if (!(a_above && c_above) && !(a_below && c_below)) {
-            for (int k = 0; k < 4; ++k) {
-              if (geom::ray_crosses(s.corner[k], a, c)) r.odd[k] = !r.odd[k];
-            }
-          }
-          a = c, a_above = c_above, a_below = c_below;
-        }
+  /// The corners' parities from their cells: each distinct cell's list read
+  /// once for the corners in it; a corner outside the grid (cell -1) has
+  /// even parities (docs/algorithms.md#border-grid).
+  KOKKOS_FUNCTION static void grid_parity(const GridHeader& g, const std::uint32_t* cells, const std::uint16_t* refs,
+                                          const Vec3f* const* borders, int m, const BoxShape& s, const int (&cell)[4],
+                                          bool (&odd)[2][4]) {
+    for (int k = 0; k < 4; ++k) odd[0][k] = odd[1][k] = false;
+    for (int k = 0; k < 4; ++k) {
+      if (cell[k] < 0) continue;
+      bool first = true;
+      for (int j = 0; j < k; ++j) first = first && cell[j] != cell[k];
+      if (!first) continue;
+      const std::uint32_t word = cells[cell[k]], end = cells[cell[k] + 1] >> 2;
+      for (int j = k; j < 4; ++j) {
+        if (cell[j] != cell[k]) continue;
+        odd[0][j] = (word & 1u) != 0;
+        odd[1][j] = (word & 2u) != 0;
       }
-      const float g = box_gap2(box, s.extent);
-      if (chunk < kept_chunks) r.gap2[chunk] = g;
-      if (g < r.nearest_gap2) {
-        r.nearest_gap2 = g;
-        r.nearest = chunk;
+      const float x_star = cell_x0(g, cell[k] % g.gx + 1) + g.delta;
+      for (std::uint32_t t = word >> 2; t < end; ++t) {
+        const int b = ref_border(refs[t]), i = ref_index(refs[t]);
+        const Vec2f a = geom::xy(borders[b][i]), c = geom::xy(borders[b][i + 1 < m ? i + 1 : 0]);
+        for (int j = k; j < 4; ++j) {
+          if (cell[j] == cell[k] && parity_term(s.corner[j], a, c, x_star)) odd[b][j] = !odd[b][j];
+        }
       }
     }
   }
 
-  /// Pass 2 over chunk `chunk` of `border`: skipped, or segment by segment
-  /// skipped, when it cannot change anything.
-  KOKKOS_FUNCTION static void distances(const Vec3f* p, int m, int border, int chunk, const BoxShape& s,
-                                        const BorderScan& scan, const bool (&violates)[2][4], Nearest& r) {
-    const int first = chunk * polyline_chunk, last = kmath::min(first + polyline_chunk, m);
-    const bool violated = violates[border][0] || violates[border][1] || violates[border][2] || violates[border][3];
-    float gap2 = chunk < kept_chunks ? scan.gap2[chunk] : -1.0f;
-    if (gap2 < 0.0f || violated) {  // recompute the chunk's box
-      const ChunkBox b = polyline_chunk_box(p, m, chunk);
-      gap2 = box_gap2(b, s.extent);
-      bool needed = !cannot_improve(gap2, r.best2);
-      for (int k = 0; k < 4 && !needed; ++k) {
-        needed = violates[border][k] && !cannot_improve(point_gap2(s.corner[k], b), r.corner_min2[border][k]);
+  /// The corners' parities by a scan of every segment: a segment crosses a
+  /// corner's ray only if it straddles the box's y range (chunks wholly above
+  /// or below it are skipped).
+  KOKKOS_FUNCTION static void scan_parity(const Vec3f* const* borders, int m, const BoxShape& s, bool (&odd)[2][4]) {
+    for (int b = 0; b < 2; ++b) {
+      const Vec3f* const p = borders[b];
+      for (int k = 0; k < 4; ++k) odd[b][k] = false;
+      for (int chunk = 0; chunk < chunk_boxes(m); ++chunk) {
+        const ChunkBox box = polyline_chunk_box(p, m, chunk);
+        if (!(box.lo.y <= s.extent.hi.y && box.hi.y > s.extent.lo.y)) continue;
+        const int first = chunk * polyline_chunk, last = kmath::min(first + polyline_chunk, m);
+        for (int i = first; i < last; ++i) {
+          const Vec2f a = geom::xy(p[i]), c = geom::xy(p[i + 1 < m ? i + 1 : 0]);
+          if ((a.y > s.extent.hi.y && c.y > s.extent.hi.y) || (a.y <= s.extent.lo.y && c.y <= s.extent.lo.y)) continue;
+          for (int k = 0; k < 4; ++k) {
+            if (geom::ray_crosses(s.corner[k], a, c)) odd[b][k] = !odd[b][k];
+          }
+        }
       }
-      if (!needed) return;
-    } else if (cannot_improve(gap2, r.best2)) {
-      return;
     }
-    for (int i = first; i < last; ++i) {
-      const Vec2f a = geom::xy(p[i]), c = geom::xy(p[i + 1 < m ? i + 1 : 0]);
-      if (!violated) {
-        ChunkBox seg{a, a};
-        grow(seg, c);
-        if (cannot_improve(box_gap2(seg, s.extent), r.best2)) continue;
+  }
+
+  /// The distances by a scan of every segment, chunk by chunk.
+  KOKKOS_FUNCTION static void scan_distances(const Vec3f* const* borders, int m, const BoxShape& s, const Search& q,
+                                             Nearest& r) {
+    for (int b = 0; b < 2; ++b) {
+      const Vec3f* const p = borders[b];
+      for (int chunk = 0; chunk < chunk_boxes(m); ++chunk) {
+        if (!q.may_improve(s, b, polyline_chunk_box(p, m, chunk), r)) continue;
+        const int first = chunk * polyline_chunk, last = kmath::min(first + polyline_chunk, m);
+        for (int i = first; i < last; ++i) {
+          const Vec2f a = geom::xy(p[i]), c = geom::xy(p[i + 1 < m ? i + 1 : 0]);
+          if (q.may_improve(s, b, segment_box(a, c), r)) visit(s, b, i, a, c, r);
+        }
       }
-      visit(s, border, i, a, c, r);
     }
+  }
+
+  /// What the grid walk of the distances does with each segment.
+  struct Distances {
+    const BoxShape& s;
+    const Search& q;
+    Nearest& r;
+    KOKKOS_FUNCTION void operator()(int b, int i, Vec2f a, Vec2f c, const ChunkBox& box) const {
+      if (q.may_improve(s, b, box, r)) visit(s, b, i, a, c, r);
+    }
+    KOKKOS_FUNCTION float reach2() const { return q.reach2(r); }
+  };
+
+  /// How many boxes ahead a query prefetches what it will read.
+  static constexpr int prefetch_ahead = 8;
+
+  /// Prefetches the word of the cell of box b's position and the start of
+  /// that cell's list (the corners' cells, mostly), so that the scattered
+  /// reads of large batches overlap; its position and grid header are read in
+  /// box order, which the hardware prefetches.
+  KOKKOS_FUNCTION void prefetch_box(const int b) const {
+    if (b >= static_cast<int>(position.extent(0))) return;
+    const int e = b / boxes;
+    const GridHeader& g = grid.header(e);
+    const Vec3f pos = position(b);
+    const int cx = cell_column(g, pos.x), cy = cell_row(g, pos.y);
+    if (cx < 0 || cy < 0) return;
+    const std::uint32_t* const cells = grid.cells.data() + static_cast<std::size_t>(e) * (grid.side * grid.side + 1);
+    detail::prefetch(cells + cy * g.gx + cx, 2 * sizeof(std::uint32_t));
   }
 
   KOKKOS_FUNCTION void operator()(const int b) const {
+    prefetch_box(b + prefetch_ahead);
     const Vec3f pos = position(b);
     if (!kmath::isfinite(pos.x) || !kmath::isfinite(pos.y)) return no_geometry(out, b, 0);
     const int e = b / boxes, n_max = track.n_max();
@@ -198,37 +257,57 @@ struct QuerySegments {
       s.corner[k] = geom::box_corner(s.box, k);
       grow(s.extent, s.corner[k]);
     }
+    // Non-finite corners (orientation or half extents): no defined contact.
+    if (!is_finite(s.extent.lo) || !is_finite(s.extent.hi)) return no_geometry(out, b, 1);
+    const GridHeader g = grid.header(e);
+    s.tol = g.tol + 0x1p-16f * (kmath::max(kmath::fabs(s.box.center.x), kmath::fabs(s.box.center.y)) +
+                                kmath::max(kmath::fabs(s.box.half.x), kmath::fabs(s.box.half.y)));
+    const bool has_grid = g.gx > 0;
+    int cell[4];
+    for (int k = 0; k < 4 && has_grid; ++k) {
+      const int cx = cell_column(g, s.corner[k].x), cy = cell_row(g, s.corner[k].y);
+      cell[k] = cx >= 0 && cy >= 0 ? cy * g.gx + cx : -1;
+    }
+    const std::uint32_t* const cells = grid.cells.data() + static_cast<std::size_t>(e) * (grid.side * grid.side + 1);
+    const std::uint16_t* const refs = grid.refs.data() + static_cast<std::size_t>(e) * grid.capacity;
     // A corner violates the inner border inside it (odd), the outer one outside it (even).
-    BorderScan scan[2];
-    bool violates[2][4];
+    bool odd[2][4];
+    if (has_grid) {
+      grid_parity(g, cells, refs, borders, m, s, cell, odd);
+    } else {
+      scan_parity(borders, m, s, odd);
+    }
+    Search q;
     for (int border = 0; border < 2; ++border) {
-      scan[border].nearest_gap2 = 3e38f;
-      QuerySegments::scan(borders[border], m, s, scan[border]);
-      for (int k = 0; k < 4; ++k) violates[border][k] = scan[border].odd[k] == (border == 0);
+      q.violated[border] = false;
+      for (int k = 0; k < 4; ++k) {
+        q.violates[border][k] = odd[border][k] == (border == 0);
+        q.violated[border] = q.violated[border] || q.violates[border][k];
+      }
     }
     Nearest r;
+    r.best_threshold = threshold(r.best2, s.tol);
     for (int border = 0; border < 2; ++border) {
       for (int k = 0; k < 4; ++k) r.corner_min2[border][k] = 3e38f;
     }
-    // The nearest chunk of all first, for a tight bound early.
-    const int first = scan[1].nearest_gap2 < scan[0].nearest_gap2 ? 1 : 0;
-    distances(borders[first], m, first, scan[first].nearest, s, scan[first], violates, r);
-    for (int border = 0; border < 2; ++border) {
-      for (int c = 0; c < chunk_boxes(m); ++c) {
-        if (border != first || c != scan[first].nearest) {
-          distances(borders[border], m, border, c, s, scan[border], violates, r);
-        }
-      }
+    if (!has_grid) {
+      scan_distances(borders, m, s, q, r);
+    } else {
+      Distances d{s, q, r};
+      walk_cells(g, cells, refs, borders, m, s.extent, s.tol, d);
     }
-    write(b, base, m, borders, violates, r);
+    write(b, base, m, borders, q.violates, r);
   }
 
   /// The contact: out of bounds when a corner violates a border or a segment
   /// cuts the box; distance the clearance, or minus the deepest violating
   /// corner's distance to the border(s) it violates; the normal of the nearest
-  /// segment, pointing towards its centerline point.
-  KOKKOS_FUNCTION void write(int b, std::size_t base, int m, const Vec3f* const* borders,
-                             const bool (&violates)[2][4], const Nearest& r) const {
+  /// segment, pointing towards its centerline point. A box so far away that
+  /// no squared distance is finite (or not finite itself) is out of bounds
+  /// without geometry.
+  KOKKOS_FUNCTION void write(int b, std::size_t base, int m, const Vec3f* const* borders, const bool (&violates)[2][4],
+                             const Nearest& r) const {
+    if (r.border > 1) return no_geometry(out, b, 1);
     bool any = false;
     float penetration2 = 0.0f;
     for (int border = 0; border < 2; ++border) {
@@ -258,16 +337,17 @@ struct QuerySegments {
 
 template <class Space>
 void query_segments(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track,
-                    const DView<Vec3f, Space>& position, const DView<Quatf, Space>& orientation,
-                    const DView<Vec2f, Space>& half_extents, const BoxContact<Space>& out, int boxes) {
+                    const BorderGrid<Space>& grid, const DView<Vec3f, Space>& position,
+                    const DView<Quatf, Space>& orientation, const DView<Vec2f, Space>& half_extents,
+                    const BoxContact<Space>& out, int boxes) {
   ctx.for_each("TrackGen::runtime::collision::segments", position.extent(0),
-               QuerySegments<Space>{track, position, orientation, half_extents, out, boxes});
+               QuerySegments<Space>{track, grid, position, orientation, half_extents, out, boxes});
 }
 
-#define TRACKGEN_INSTANTIATE_SEGMENTS(S)                                                                      \
-  template void query_segments<S>(const LaunchContext<S>&, const Track<typename S::memory_space>&,            \
-                                  const DView<Vec3f, S>&, const DView<Quatf, S>&, const DView<Vec2f, S>&,     \
-                                  const BoxContact<S>&, int);
+#define TRACKGEN_INSTANTIATE_SEGMENTS(S)                                                                \
+  template void query_segments<S>(const LaunchContext<S>&, const Track<typename S::memory_space>&,      \
+                                  const BorderGrid<S>&, const DView<Vec3f, S>&, const DView<Quatf, S>&, \
+                                  const DView<Vec2f, S>&, const BoxContact<S>&, int);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_SEGMENTS)
 
 }  // namespace trackgen::detail

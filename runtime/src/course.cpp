@@ -1,5 +1,6 @@
 // Course (see course.hpp).
 #include <trackgen/exec/ops.hpp>
+#include <trackgen/pipeline/memory.hpp>
 #include <trackgen/runtime/course.hpp>
 #include <trackgen/runtime/detail/common.hpp>
 
@@ -8,10 +9,40 @@ namespace {
 
 const std::string course_api = "trackgen::Course";
 
-/// Validates `config` against the generators its mode may use.
+/// Bytes of the per-env grids of a track-mode Course of `config` with `E`
+/// envs: the collision checker's (border grids, sdf field) and the height
+/// field.
+template <class Space>
+std::size_t grid_bytes(const CourseConfig& config, int E) {
+  std::size_t bytes = 0;
+  if (config.collision) {
+    bytes += CollisionChecker<Space>::estimate_bytes(E, config.gen.N_max, config.max_boxes, *config.collision,
+                                                     GridOptions{config.sdf_resolution.value_or(128), std::nullopt});
+  }
+  if (config.heightfield_resolution) {
+    const std::size_t R = static_cast<std::size_t>(*config.heightfield_resolution);
+    bytes += static_cast<std::size_t>(E) * (R * R * sizeof(float) + 2 * sizeof(Vec2f));
+  }
+  return bytes;
+}
+
+/// Validates `config` against the generators its mode may use, and in track
+/// mode that the generator and the grids fit memory_limit_bytes() together
+/// (refused saying how many envs fit; the generator checks itself alone).
 template <class Space>
 void validate_config(const CourseConfig& config) {
-  config.validate(config.mode == CourseMode::gates ? available_gate_generators<Space>() : available_generators<Space>());
+  config.validate(config.mode == CourseMode::gates ? available_gate_generators<Space>()
+                                                   : available_generators<Space>());
+  if (config.mode == CourseMode::track && (config.collision || config.heightfield_resolution)) {
+    detail::check_runtime_memory(
+        course_api,
+        [&](int E) {
+          TrackGenConfig gen = config.gen;
+          gen.num_envs = E < 1 ? 1 : E;
+          return (E < 1 ? 0 : estimate_memory<Space>(gen)) + grid_bytes<Space>(config, E);
+        },
+        config.num_envs(), "generator and grids (collision, height field)");
+  }
 }
 
 /// The Course's own seeds, after validating `config` (nothing is allocated
@@ -170,7 +201,7 @@ void Course<Space>::enqueue_refresh(const LaunchContext<Space>& ctx, const IntVi
   } else {
     const auto& track = generator_->track();
     checkpoints_->sample(ctx, mask);
-    if (collision_ && collision_->method() == CollisionMethod::sdf) collision_->bake(ctx, mask);
+    if (collision_) collision_->bake(ctx, mask);
     if (heightfield_) heightfield_->bake(ctx, mask);
     if (config_.speed_limits) {
       compute_curvature(ctx, track, curvature_, config_.curvature_window.value_or(2), mask);
@@ -302,8 +333,9 @@ void Course<Space>::bind(const Vec3View& position, const QuatView& orientation, 
                        !same(half_extents, half_extents_) || !same(box_position, box_position_);
   if (!changed) return;
   if (step_recorded_) {
-    logging::warn(api + ": inputs rebound after a caller's capture recorded step(ctx); that graph keeps reading the "
-                        "previous Views. Record it again.");
+    logging::warn(api +
+                  ": inputs rebound after a caller's capture recorded step(ctx); that graph keeps reading the "
+                  "previous Views. Record it again.");
   }
   position_ = position;
   orientation_ = orientation;
@@ -370,7 +402,7 @@ const typename Course<Space>::track_type& Course<Space>::regenerate(const IntVie
 
 template <class Space>
 const typename Course<Space>::track_type& Course<Space>::regenerate(const LaunchContext<Space>& ctx,
-                                                                   const IntView& mask, bool advance) {
+                                                                    const IntView& mask, bool advance) {
   check_extent(course_api + "::regenerate", "mask", mask, static_cast<std::size_t>(num_envs()), "E");
   const GraphKey key{reinterpret_cast<std::uintptr_t>(mask.data()), advance ? 1u : 0u};
   // The program of a key is built once (the runner's graph of that key reads
@@ -419,7 +451,8 @@ const SeedState<Space>& Course<Space>::seeds() {
 template <class Space>
 const CheckpointSampler<Space>& Course<Space>::checkpoint_sampler() const {
   if (!checkpoints_) {
-    throw ConfigError(course_api + "::checkpoint_sampler: a gates-mode Course has none (the gates are the checkpoints)");
+    throw ConfigError(course_api +
+                      "::checkpoint_sampler: a gates-mode Course has none (the gates are the checkpoints)");
   }
   return *checkpoints_;
 }

@@ -143,6 +143,12 @@ struct Localize {
       found = !edge && best.d2 <= relock * relock;
     }
     if (!found) best = search_ring(c, m, p);
+    if (best.segment < 0) {  // so far away that no squared distance is finite: no frame
+      out.s(e) = out.n(e) = out.n_up(e) = nanf();
+      out.segment(e) = -1;
+      last(e) = -1;
+      return;
+    }
     const int i = best.segment;
     const float* const arc = track.arclen.data() + base;
     const float len = track.length(e);

@@ -27,9 +27,8 @@ struct UpdateProgress {
   KOKKOS_FUNCTION int pass(std::size_t s, const NearPlane& q, Vec3f p0, Vec3f pos) const {
     float t = 0.0f;
     const int dir = geom::plane_cross(p0, pos, q.mid, q.tangent, t);
-    return dir != 0 && geom::within_gate(p0, pos, t, q.mid, q.tangent, set.left(s), set.right(s), set.up_half(s))
-               ? dir
-               : 0;
+    return dir != 0 && geom::within_gate(p0, pos, t, q.mid, q.tangent, set.left(s), set.right(s), set.up_half(s)) ? dir
+                                                                                                                  : 0;
   }
 
   /// The position of env e's checkpoint h: its copy in the near index when
@@ -71,23 +70,24 @@ struct UpdateProgress {
       return found;
     }
     c = pass(base + g, p0, pos);
-    int found = -1;
-    for (int i = 0; i < n && found < 0; ++i) {
-      if (i != g && pass(base + i, p0, pos) != 0) found = i;
-    }
-    rebuild(e, base, n, pos);
-    return found;
+    return rebuild(e, base, n, g, p0, pos);
   }
 
-  /// The near index of env e around `c` (finite): the near_slots checkpoints
-  /// of least gate_reach from c, in ascending order, and as radius the least
-  /// reach of the others (unbounded when n <= near_slots). Every checkpoint
-  /// left out has a reach >= the radius, so no motion within it passes one.
-  KOKKOS_FUNCTION void rebuild(int e, std::size_t base, int n, Vec3f c) const {
+  /// The near index of env e around `c` (the motion's end): the near_slots
+  /// checkpoints of least gate_reach from c, in ascending order, and as radius
+  /// the least reach of the others (unbounded when n <= near_slots). Every
+  /// checkpoint left out has a reach >= the radius, so no motion within it
+  /// passes one. Returns the first checkpoint other than g that the motion
+  /// p0 -> c passes (-1 if none), testing only those whose reach from c is
+  /// within the motion's length (a crossing point lies on the motion, so no
+  /// other can pass); a non-finite c passes none and drops the index.
+  KOKKOS_FUNCTION int rebuild(int e, std::size_t base, int n, int g, Vec3f p0, Vec3f c) const {
     if (!is_finite(c)) {
       near.count(e) = -1;
-      return;
+      return -1;
     }
+    const float motion = length(c - p0) * (1.0f + 1e-6f);
+    int found = -1;
     int idx[near_slots];
     float reach[near_slots];
     int m = 0;
@@ -95,6 +95,7 @@ struct UpdateProgress {
     for (int i = 0; i < n; ++i) {
       const std::size_t s = base + i;
       const float d = geom::gate_reach(c, set.tangent(s), set.left(s), set.right(s), set.up_half(s));
+      if (found < 0 && i != g && !(d > motion) && pass(s, p0, c) != 0) found = i;
       if (m == near_slots) {  // full: the largest kept one leaves unless i is farther
         if (!(d < reach[m - 1])) {
           radius = kmath::min(radius, d);
@@ -126,6 +127,7 @@ struct UpdateProgress {
     near.center(e) = c;
     near.radius(e) = radius;
     near.count(e) = n;
+    return found;
   }
 
   /// How many envs ahead an update prefetches the near index.
@@ -199,8 +201,9 @@ const CheckpointSet<Space>& checked_set(const CheckpointSet<Space>& set) {
 
 template <class Space>
 ProgressEvents<Space> ProgressEvents<Space>::clone() const {
-  return {detail::clone_view(passed),   detail::clone_view(checkpoint_passed), detail::clone_view(next_checkpoint),
-          detail::clone_view(laps),     detail::clone_view(progress),          detail::clone_view(wrong_way),
+  return {detail::clone_view(passed),           detail::clone_view(checkpoint_passed),
+          detail::clone_view(next_checkpoint),  detail::clone_view(laps),
+          detail::clone_view(progress),         detail::clone_view(wrong_way),
           detail::clone_view(wrong_checkpoint), detail::clone_view(dist_to_next)};
 }
 
@@ -258,8 +261,7 @@ const ProgressEvents<Space>& ProgressTracker<Space>::update(const Vec3View& posi
 }
 
 template <class Space>
-const ProgressEvents<Space>& ProgressTracker<Space>::update(const LaunchContext<Space>& ctx,
-                                                            const Vec3View& position) {
+const ProgressEvents<Space>& ProgressTracker<Space>::update(const LaunchContext<Space>& ctx, const Vec3View& position) {
   launch_update(ctx, inputs_.per_call({position}).position);
   return events_;
 }

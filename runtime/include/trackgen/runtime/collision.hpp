@@ -2,7 +2,8 @@
 // the region inside the outer border and outside the inner one, in plan view.
 //
 // Inputs, [E*B] each (B = max_boxes boxes per env, box b of env e at e*B + b):
-// position (Vec3f; z ignored; a NaN position marks an inactive slot),
+// position (Vec3f; z ignored; a non-finite position, NaN or inf, marks an
+// inactive slot: not out of bounds, NaN geometry, boundary -1),
 // orientation (Quatf; its yaw about +z is used), half_extents (Vec2f).
 //
 // Two backends, one result (BoxContact):
@@ -17,12 +18,21 @@
 //    when only an edge crosses a border); nearest is the closest border point,
 //    normal the unit normal of that segment pointing into the band (towards the
 //    centerline point of the segment's index), boundary 0 (inner) or 1 (outer).
+//    A box with a non-finite corner (orientation or half extents), or so far
+//    away that no squared distance is finite, is out of bounds without
+//    geometry (NaN, boundary -1). The query reads a border grid per env
+//    (docs/algorithms.md#border-grid), built at construction: its cost per box
+//    does not grow with the track's point count, and its contacts are those of
+//    reading every segment. After the Track changes, bake() rebuilds the grid
+//    (Course does it on every generation).
 //  - sdf (approximate, a baked grid per env; see grid.hpp and
 //    SignedDistanceField): the field is bilinearly sampled at the box centre and
 //    its 4 corners; the minimum is the distance (negative: out of bounds), the
 //    field's gradient (central differences, one texel) the normal, nearest =
 //    sample point - distance * normal, boundary the border of the texel nearest
-//    the sample point. It must be baked again after the Track changes.
+//    the sample point; a box with a non-finite corner is out of bounds without
+//    geometry, a box outside the grid reads its edge texels. bake() bakes it again after the Track changes (from the
+//    border grid: every texel reads only the segments near it).
 // Envs with fewer than 3 track points report every active box out of bounds
 // with NaN geometry and boundary -1 (conservative); results for invalid tracks
 // are otherwise unspecified, never out of bounds of any View.
@@ -31,10 +41,12 @@
 #include <trackgen/core/config.hpp>
 #include <trackgen/core/track.hpp>
 #include <trackgen/exec/launch_context.hpp>
+#include <trackgen/runtime/detail/border_grid.hpp>
 #include <trackgen/runtime/geometry.hpp>
 #include <trackgen/runtime/grid.hpp>
 #include <trackgen/runtime/inputs.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -42,7 +54,7 @@ namespace trackgen {
 
 /// The collision backend.
 enum class CollisionMethod {
-  segments,  ///< exact: every border segment per box
+  segments,  ///< exact: the border segments near each box (a border grid per env)
   sdf,       ///< a baked signed distance field per env, sampled per box
 };
 
@@ -93,12 +105,18 @@ class CollisionChecker {
   using QuatView = DView<Quatf, Space>;
   using Vec2View = DView<Vec2f, Space>;
 
-  /// A checker of `max_boxes` (>= 1) boxes per env against `track` (aliased:
-  /// the segments backend sees every regeneration at once), on `space`. The sdf
-  /// backend allocates its grid (`grid`) and bakes it once here. ConfigError
-  /// for an invalid argument, before any allocation.
+  /// A checker of `max_boxes` (>= 1) boxes per env against `track` (aliased),
+  /// on `space`. It allocates and builds the border grid of every env here,
+  /// and the sdf backend its field (`grid`), baked once here. ConfigError for
+  /// an invalid argument, or when estimate_bytes() exceeds
+  /// memory_limit_bytes() (saying how many envs fit), before any allocation.
   CollisionChecker(Space space, const track_type& track, int max_boxes,
                    CollisionMethod method = CollisionMethod::segments, const GridOptions& grid = {});
+
+  /// Bytes a checker of `num_envs` envs of tracks of `n_max` points allocates:
+  /// contacts, border grids, and for the sdf backend the field.
+  static std::size_t estimate_bytes(int num_envs, int n_max, int max_boxes, CollisionMethod method,
+                                    const GridOptions& grid = {});
 
   /// Bound mode: binds the [E*B] inputs every query() without arguments reads.
   void bind_inputs(const Vec3View& position, const QuatView& orientation, const Vec2View& half_extents);
@@ -114,8 +132,8 @@ class CollisionChecker {
   const BoxContact<Space>& query(const LaunchContext<Space>& ctx, const Vec3View& position,
                                  const QuatView& orientation, const Vec2View& half_extents);
 
-  /// sdf backend: re-bakes the field from the Track (after a regeneration);
-  /// ConfigError for the segments backend.
+  /// Rebuilds the border grids from the Track (after it changed), and for the
+  /// sdf backend bakes the field again.
   void bake();
   /// Same on `ctx`, only for envs with mask[e] != 0 when `mask` is given.
   void bake(const LaunchContext<Space>& ctx, const IntView& mask = IntView());
@@ -124,6 +142,8 @@ class CollisionChecker {
   const BoxContact<Space>& contacts() const { return contacts_; }
   /// The baked field (sdf backend; empty Views for segments).
   const SignedDistanceField<Space>& sdf() const { return sdf_; }
+  /// The border grids (internal layout, docs/algorithms.md#border-grid).
+  const detail::BorderGrid<Space>& border_grid() const { return border_grid_; }
   /// The backend.
   CollisionMethod method() const { return method_; }
   /// Boxes per env B.
@@ -144,7 +164,7 @@ class CollisionChecker {
   GridOptions grid_;
   BoxContact<Space> contacts_;
   SignedDistanceField<Space> sdf_;
-  DView<Vec2f, Space> chunks_;  // bake scratch (sdf backend): bounding boxes of the borders' chunks
+  detail::BorderGrid<Space> border_grid_;
   BoundInputs<BoxInputs<Space>> inputs_;
 };
 

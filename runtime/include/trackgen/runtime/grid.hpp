@@ -25,12 +25,14 @@ struct GridOptions {
 
 /// Continuous grid coordinate of world point `p` in a grid spanning [lo, hi]
 /// with `res` texels per side, clamped to the texel centres [0, res - 1]
-/// (outside the grid the edge texels continue).
+/// (outside the grid the edge texels continue; a NaN coordinate gives 0, so
+/// that grid_sample never reads outside the grid).
 KOKKOS_INLINE_FUNCTION Vec2f grid_coord(Vec2f p, Vec2f lo, Vec2f hi, int res) {
   const float r = static_cast<float>(res);
   const float gx = (p.x - lo.x) / (hi.x - lo.x) * r - 0.5f;
   const float gy = (p.y - lo.y) / (hi.y - lo.y) * r - 0.5f;
-  return {kmath::clamp(gx, 0.0f, r - 1.0f), kmath::clamp(gy, 0.0f, r - 1.0f)};
+  const auto clamp = [r](float g) { return !(g >= 0.0f) ? 0.0f : (r - 1.0f < g ? r - 1.0f : g); };
+  return {clamp(gx), clamp(gy)};
 }
 
 /// Bilinear sample of the grid `v` (res x res, row-major, res >= 2) at grid

@@ -11,7 +11,8 @@
 // segment, and falls back to the whole ring when the best one lies on the
 // window's edge (the agent may have left the window) or farther than the
 // relock distance (a teleport, or the nearest branch at a pinch point), so a
-// warm localizer cannot stay locked on a stale branch. A NaN position or a
+// warm localizer cannot stay locked on a stale branch. A non-finite position,
+// one so far away that no squared distance to the centerline is finite, or a
 // track of fewer than 3 points gives NaN, segment -1 and forgets the last
 // segment. reset(mask) forgets it too (after a regeneration or a teleport).
 //

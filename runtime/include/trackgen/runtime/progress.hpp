@@ -22,8 +22,10 @@
 // the least reach of the others. While both ends of the motion lie strictly
 // within the radius, only the indexed checkpoints can be passed, so only they
 // are tested (in ascending order: the same first one as a full scan); a motion
-// leaving it, or a change of count[e], scans all n and rebuilds the index
-// around the new position. The events are those of testing every checkpoint.
+// leaving it, or a change of count[e], rebuilds the index around the new
+// position in one loop over all n, which also tests for a pass the checkpoints
+// whose reach from the new position is within the motion's length (no other
+// can be passed). The events are those of testing every checkpoint.
 // The index holds copies of its checkpoints' planes and positions (the update
 // reads them in one run per env). It is derived from the checkpoints'
 // coordinates: after changing an env's checkpoints in place, reset the env

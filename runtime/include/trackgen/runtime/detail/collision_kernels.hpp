@@ -2,6 +2,7 @@
 #pragma once
 
 #include <trackgen/runtime/collision.hpp>
+#include <trackgen/runtime/detail/border_grid.hpp>
 #include <trackgen/runtime/detail/polyline.hpp>
 
 namespace trackgen::detail {
@@ -17,19 +18,20 @@ KOKKOS_INLINE_FUNCTION void no_geometry(const BoxContact<Space>& out, int b, int
   out.boundary(b) = -1;
 }
 
-/// The segments backend: one thread per box.
+/// The segments backend: one thread per box, reading the border grid `grid`
+/// of `track` (built since the track last changed).
 template <class Space>
 void query_segments(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track,
-                    const DView<Vec3f, Space>& position, const DView<Quatf, Space>& orientation,
-                    const DView<Vec2f, Space>& half_extents, const BoxContact<Space>& out, int boxes);
+                    const BorderGrid<Space>& grid, const DView<Vec3f, Space>& position,
+                    const DView<Quatf, Space>& orientation, const DView<Vec2f, Space>& half_extents,
+                    const BoxContact<Space>& out, int boxes);
 
 /// Bakes the signed distance field of the envs with mask[e] != 0 (all without
-/// a mask): the grid boxes, then one team per env over its texels. `chunks`
-/// ([E * 4 * chunk_boxes(n_max)]: two borders' chunk boxes, two Vec2f each) is
-/// scratch.
+/// a mask) from their border grids `grid` (built since the track last
+/// changed): the field boxes, then one team per env over its texels.
 template <class Space>
-void bake_sdf(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track, float padding,
-              const SignedDistanceField<Space>& sdf, const DView<Vec2f, Space>& chunks,
+void bake_sdf(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track,
+              const BorderGrid<Space>& grid, float padding, const SignedDistanceField<Space>& sdf,
               const DView<std::int32_t, Space>& mask);
 
 /// The sdf backend: one thread per box.

@@ -86,6 +86,29 @@ namespace trackgen::detail {
 /// `spacing`, with headroom. ConfigError (naming `api`) if it exceeds int range.
 int sampler_capacity(const std::string& api, int n_max, double point_spacing, double spacing);
 
+/// memory_limit_bytes() (pipeline/memory.hpp): the limit the grids are checked against.
+std::size_t runtime_memory_limit();
+
+/// Throws ConfigError naming `api`, `what`, the estimate `need` of num_envs
+/// envs, the limit and how many envs `fit`.
+[[noreturn]] void refuse_memory(const std::string& api, const std::string& what, int num_envs, std::size_t need,
+                                std::size_t limit, int fit);
+
+/// Throws refuse_memory's error when bytes(num_envs) exceeds
+/// runtime_memory_limit() (0: no limit), before anything is allocated;
+/// `bytes(E)` grows with E.
+template <class Bytes>
+void check_runtime_memory(const std::string& api, const Bytes& bytes, int num_envs, const std::string& what) {
+  const std::size_t limit = runtime_memory_limit();
+  if (limit == 0 || bytes(num_envs) <= limit) return;
+  int lo = 0, hi = num_envs;  // bytes(lo) fits (0 envs: nothing), bytes(hi) does not
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    (bytes(mid) <= limit ? lo : hi) = mid;
+  }
+  refuse_memory(api, what, num_envs, bytes(num_envs), limit, lo);
+}
+
 /// The largest perimeter[e] / count[e] over the envs with valid[e] != 0 and
 /// count[e] >= 3 (host arrays of `num_envs`); ConfigError naming `api` if
 /// there is none.
