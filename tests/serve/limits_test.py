@@ -297,6 +297,10 @@ def check_listen(f, trackgen, busy_port):
     f.check(r.returncode != 0 and "is not a loopback address" in r.stderr and "served to the network" in r.stderr and
             "cannot listen on 192.0.2.1:0: Cannot assign requested address" in r.stderr,
             f"a non-loopback --host: warned, with the reason it fails ({r.stderr.strip()})")
+    # Every interface, on the port the test's server holds: warned about, and refused by the system.
+    r = serve("--host", "0.0.0.0", "--port", str(busy_port))
+    f.check(r.returncode != 0 and "served to the network" in r.stderr and "Address already in use" in r.stderr,
+            f"--host 0.0.0.0: warned ({r.stderr.strip()})")
     try:
         with socket.socket(socket.AF_INET6) as s:
             s.bind(("::1", 0))
