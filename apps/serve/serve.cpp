@@ -261,13 +261,14 @@ void check_work(const serve::WorkEstimate& w) {
 /// track config `c`: the host copy of the batch, the JSON document and its text
 /// (centre line and both borders per bead, three lists per checkpoint).
 std::size_t track_answer_bytes(const TrackGenConfig& c, int num_envs, std::optional<float> checkpoint_spacing) {
-  const std::size_t beads = static_cast<std::size_t>(c.N_max);
-  std::size_t checkpoints = 0;
-  if (checkpoint_spacing) {
-    checkpoints = static_cast<std::size_t>(std::ceil(beads * c.resolved_spacing() / *checkpoint_spacing)) + 1;
-  }
-  const std::size_t per_env = json_env_bytes + 3 * json_triple_bytes * (beads + checkpoints);
-  return Track<Kokkos::HostSpace>::bytes_for(num_envs, c.N_max) + per_env * static_cast<std::size_t>(num_envs);
+  const double beads = c.N_max;
+  // An untruncated env's perimeter is below N_max * spacing; checked in double,
+  // as the work bound (checked first) is, so that no spacing overflows it.
+  const double checkpoints =
+      checkpoint_spacing ? std::ceil(beads * c.resolved_spacing() / *checkpoint_spacing) + 1.0 : 0.0;
+  const double per_env = json_env_bytes + 3.0 * json_triple_bytes * (beads + checkpoints);
+  const double bytes = per_env * num_envs + static_cast<double>(Track<Kokkos::HostSpace>::bytes_for(num_envs, c.N_max));
+  return bytes < 1e18 ? static_cast<std::size_t>(bytes) : static_cast<std::size_t>(1e18);
 }
 
 /// The same for a gate config: position, forward, left and right per gate.
