@@ -39,7 +39,7 @@ SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 
 # ---- 1. build packages --------------------------------------------------------
 pkgs="g++ make cmake ninja-build git ca-certificates catch2 libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev libbenchmark-dev"
-pkgs="$pkgs pkgconf libcpp-httplib-dev"  # trackgen serve: the HTTP server (found with pkg-config)
+pkgs="$pkgs libboost-dev"  # trackgen serve: the HTTP server (Boost.Beast and Boost.Asio, header-only)
 pkgs="$pkgs libhdf5-dev hdf5-tools"  # optional io/ layer (--format hdf5) and h5dump for its tests
 missing=""
 for p in $pkgs; do

@@ -217,6 +217,19 @@ TEST_CASE("load_config reads a JSON file and names the path on errors", "[config
   fs::remove_all(dir);
 }
 
+TEST_CASE("parse_config_json reads text as load_config reads a file", "[config][json]") {
+  CHECK(trackgen::parse_config_json(R"({"num_envs": 4, "rad_range": [0.1, 0.2]})", "body")["num_envs"] == 4);
+  CHECK_THAT(config_error([] { trackgen::parse_config_json(R"({"num_envs": 4, "num_envs": 8})", "body"); }),
+             Catch::StartsWith("body: duplicate key \"num_envs\""));
+  // A number beyond a double is a parse error with a message, not a stray exception type.
+  CHECK_THAT(config_error([] { trackgen::parse_config_json(R"({"half_width": 1e400})", "body"); }),
+             Catch::StartsWith("body: not valid JSON") && Catch::Contains("1e400"));
+  CHECK_THAT(config_error([] { trackgen::parse_config_json("{\"a\": ", "body"); }),
+             Catch::StartsWith("body: not valid JSON"));
+  CHECK_THAT(config_error([] { trackgen::parse_config_json(std::string(100, '['), "body"); }),
+             Catch::Contains("nested deeper than 64 levels"));
+}
+
 TEST_CASE("config errors show at most 200 characters of a value", "[config][json]") {
   // 60 levels (within the parser's limit) of a wrong-typed value, and a long string.
   const json nested = json::parse("{\"z_profile\": " + std::string(60, '[') + std::string(60, ']') + "}");

@@ -235,6 +235,14 @@ TrackGenConfig load_config(const std::string& path) {
   return load_fields<TrackGenConfig>(path, "trackgen::load_config");
 }
 
+json parse_config_json(std::string_view text, const std::string& where) {
+  try {
+    return parse_strict(text, where);
+  } catch (const json::exception& e) {
+    throw ConfigError(where + ": not valid JSON: " + e.what());
+  }
+}
+
 double as_python_double(float v) {
   if (!std::isfinite(v)) return static_cast<double>(v);
   char buf[64];

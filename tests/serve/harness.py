@@ -3,9 +3,12 @@ loopback port, talk to it over HTTP without any proxy, stop it."""
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 # Loopback only: never route the tests' requests through a proxy of the environment.
@@ -13,10 +16,11 @@ _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 class Server:
-    """`trackgen serve --port 0` as a child process; `base` is its URL."""
+    """`trackgen serve --port 0` as a child process; `base` is its URL, `host`
+    and `port` its address. `env` adds environment variables."""
 
-    def __init__(self, trackgen, *args):
-        env = dict(os.environ, OMP_PROC_BIND="false")
+    def __init__(self, trackgen, *args, env=None):
+        env = dict(os.environ, OMP_PROC_BIND="false", **(env or {}))
         self.proc = subprocess.Popen([trackgen, "--threads", "2", "serve", "--port", "0", *args],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         line = self.proc.stdout.readline()  # "trackgen serve: http://127.0.0.1:PORT/ (backend ...)"
@@ -25,10 +29,24 @@ class Server:
             raise RuntimeError("trackgen serve did not start: " + line + self.proc.stderr.read())
         self.base = line.split("http://", 1)[1].split("/", 1)[0]
         self.base = "http://" + self.base
+        u = urllib.parse.urlsplit(self.base)
+        self.host, self.port = u.hostname, u.port
         print("server:", line.strip(), flush=True)
 
     def alive(self):
         return self.proc.poll() is None
+
+    def rss_mib(self):
+        """The server's resident memory, in MiB."""
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        return 0.0
+
+    def connect(self, timeout=30):
+        """A plain TCP connection to the server."""
+        return socket.create_connection((self.host, self.port), timeout=timeout)
 
     def stop(self):
         self.proc.terminate()
@@ -83,3 +101,42 @@ class Failures:
     def exit(self):
         print(f"{self.checks - self.count} / {self.checks} checks passed", flush=True)
         sys.exit(1 if self.count else 0)
+
+
+def read_response(f):
+    """(status, headers, body) of one HTTP/1.1 answer read from the binary file
+    `f` (socket.makefile("rb")), or None when the connection closed first."""
+    line = f.readline()
+    if not line:
+        return None
+    status = int(line.split()[1])
+    headers = {}
+    while True:
+        h = f.readline()
+        if h in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = h.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    body = f.read(int(headers.get("content-length", "0")))
+    return status, headers, body
+
+
+def exchange(srv, raw, timeout=30):
+    """Sends the bytes `raw` on a new connection and reads one answer:
+    (status, headers, body), or None when the server closed without one."""
+    with srv.connect(timeout) as s:
+        s.sendall(raw)
+        try:
+            return read_response(s.makefile("rb"))
+        except ConnectionError:
+            return None
+
+
+def wait_for(condition, timeout, step=0.05):
+    """Polls `condition()` until it is true (returns True) or `timeout` seconds pass (False)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(step)
+    return bool(condition())

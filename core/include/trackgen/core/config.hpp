@@ -263,4 +263,11 @@ void from_json(const nlohmann::json& j, TrackGenConfig& c);
 /// Reads a config from a JSON file (ConfigError on I/O or parse errors).
 TrackGenConfig load_config(const std::string& path);
 
+/// Parses the JSON text of a config (of either kind) as load_config reads a
+/// file: ConfigError naming `where` for text that is not JSON (a number out of
+/// the range of a double included), a key repeated within one object, or
+/// nesting deeper than 64 levels. The result is not checked against any
+/// config's fields (from_json does that).
+nlohmann::json parse_config_json(std::string_view text, const std::string& where);
+
 }  // namespace trackgen

@@ -35,6 +35,7 @@
 #include <string_view>
 #include <system_error>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace trackgen::detail::config_fields {
@@ -579,11 +580,12 @@ inline std::string snippet(const json& j) {
   return cut ? out + "..." : out;
 }
 
-/// Parses the JSON text read from `in` like json::parse, and also rejects,
-/// with a ConfigError naming `where`, a key repeated within one object (which
-/// json::parse would let the last one win) and nesting deeper than
+/// Parses the JSON text `in` (a stream or a string) like json::parse, and also
+/// rejects, with a ConfigError naming `where`, a key repeated within one object
+/// (which json::parse would let the last one win) and nesting deeper than
 /// max_json_depth (no config field nests more than one level).
-inline json parse_strict(std::istream& in, const std::string& where) {
+template <class Input>
+json parse_strict(Input&& in, const std::string& where) {
   std::vector<std::set<std::string>> keys;  // the keys seen so far in each open object
   const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
     if (depth > max_json_depth) {
@@ -606,7 +608,7 @@ inline json parse_strict(std::istream& in, const std::string& where) {
     }
     return true;
   };
-  return json::parse(in, check);
+  return json::parse(std::forward<Input>(in), check);
 }
 
 /// j = the JSON object of every field of `c`.
