@@ -17,6 +17,7 @@
 // compile again (seconds each).
 namespace CLI {
 class App;
+class Option;
 class Validator;
 }  // namespace CLI
 
@@ -148,7 +149,11 @@ struct OutputFile {
 };
 
 /// Writes every file atomically as a set: each to a temporary in its target
-/// folder (creating missing folders), then all renamed into place. On a
+/// folder (creating missing folders), then all renamed into place. A target
+/// that is a symbolic link is resolved and the file it names written (the
+/// link stays); an existing character device or FIFO (/dev/null, /dev/stdout,
+/// /dev/fd/N, a named pipe) is written to in place, before the renames,
+/// never replaced; a block device, a socket or a folder is refused. On a
 /// failure the temporaries, the files already renamed and the folders it
 /// created are removed, and std::runtime_error names the path and the reason
 /// (strerror). The one place the command line writes files.
@@ -163,9 +168,38 @@ void write_file(const std::string& path, const std::string& text);
 /// naming the option, the path and the reason otherwise. Creates nothing.
 void check_output_dir(const std::string& dir, const std::string& option);
 
-/// Same for a file `path`: not empty, not a folder, and its folder writable
-/// (or creatable) as check_output_dir checks it.
+/// Same for a file `path`: not empty, not a folder, block device or socket;
+/// a character device or FIFO writable; otherwise (after its symbolic links)
+/// its folder writable or creatable as check_output_dir checks it.
 void check_output_file(const std::string& path, const std::string& option);
+
+// ---------------------------------------------------------------------------
+// Run memory (memory.cpp): what a command holds besides its producers, which
+// check their own estimates (trackgen/pipeline/memory.hpp).
+
+/// Host bytes the JSON and SVG writers of `generate` hold for `envs` envs of
+/// stride `n_max`: the host copy of the Track, tracks.json as a document and
+/// as text, tracks.svg (a bound per point, measured).
+std::size_t json_writer_bytes(int envs, int n_max);
+
+/// Host bytes the HDF5 output of `generate` holds for chunks of `chunk_envs`
+/// envs: the host copy of a chunk, its seeds, and HDF5's chunk caches.
+std::size_t hdf5_writer_bytes(int chunk_envs, int n_max);
+
+/// The largest e in [1, envs] with need(e) <= limit (need grows with e); 0
+/// when need(1) does not fit.
+int largest_envs_within(int envs, std::size_t limit, const std::function<std::size_t(int)>& need);
+
+/// The largest e in [1, envs] for which a run holding need(e) bytes passes
+/// check_run_memory (envs without a limit); 0 when none does.
+int largest_run_envs(int envs, const std::function<std::size_t(int)>& need);
+
+/// Before anything is allocated: ConfigError when `need(envs)`, the bytes a
+/// run of `what` (e.g. "trackgen drive") holds with `envs_name` = envs, plus
+/// the process itself (32 MiB), exceeds memory_limit_bytes(), naming the
+/// estimate, the limit and how many envs fit (largest_envs_within).
+void check_run_memory(const std::string& what, int envs, const std::string& envs_name,
+                      const std::function<std::size_t(int)>& need);
 
 // ---------------------------------------------------------------------------
 // Option checks (cli.cpp)
@@ -176,10 +210,20 @@ void check_output_file(const std::string& path, const std::string& option);
 /// OpenMP backend (more threads overrun it and crash inside Kokkos).
 int max_threads();
 
-/// Throws ConfigError unless `threads` (--threads, 0: Kokkos' choice) and,
-/// when it is 0, the first value of OMP_NUM_THREADS and KOKKOS_NUM_THREADS are
-/// at most max_threads(). Called before Kokkos is initialized.
-void check_threads(int threads);
+/// Reads and checks, before Kokkos is initialized, every environment variable
+/// that Kokkos, the OpenMP runtime or TrackGen acts on (KOKKOS_NUM_THREADS and
+/// Kokkos' other integer and boolean variables, OMP_NUM_THREADS,
+/// OMP_PROC_BIND, TRACKGEN_LOG_LEVEL, TRACKGEN_MEMORY_LIMIT_MB,
+/// TRACKGEN_HOST_SIMD, TRACKGEN_MPI, TRACKGEN_PROGRESS_DELAY), and `threads`
+/// (--threads, 0: Kokkos' choice): ConfigError naming the variable, its value
+/// and what it must be, where Kokkos would abort the process or a value would
+/// be ignored. Thread counts must be at most max_threads() (the environment's
+/// only when `threads` is 0). Then, with `threads` > 0, unsets
+/// KOKKOS_NUM_THREADS (--threads wins; Kokkos 3.4 aborts on a mismatch), and
+/// sets OMP_PROC_BIND=false when neither OMP_PROC_BIND nor OMP_PLACES is set
+/// (the OpenMP runtime's default, unbound threads, which Kokkos otherwise
+/// warns about on stdout).
+void prepare_environment(int threads);
 
 /// A CLI11 check: a thread count in [lo, max_threads()]; the message states
 /// the bound and where it comes from.
@@ -190,6 +234,14 @@ CLI::Validator int_in(long long lo, long long hi);
 
 /// A CLI11 check: a finite number >= lo; the message states the bound.
 CLI::Validator number_at_least(double lo);
+
+/// A CLI11 check: a finite number > 0.
+CLI::Validator positive_number();
+
+/// ConfigError "OPTION applies only to WHEN" when the option `name` was given
+/// on the command line (`option`) and does not apply (`applies` false): an
+/// option the chosen mode or format would silently ignore.
+void refuse_unless(const CLI::Option* option, bool applies, const std::string& when);
 
 /// "a, b, c"
 std::string comma_list(const std::vector<std::string>& names);
@@ -216,8 +268,13 @@ class ProcessGroup {
   void initialize_kokkos(int threads) const;
   /// A subcommand threw `e` on this rank: under several ranks, an error that
   /// every rank did not raise together aborts the job (MPI_Abort) rather than
-  /// leaving the other ranks waiting in a collective.
-  void on_error(const std::exception& e) const;
+  /// leaving the other ranks waiting in a collective. Returns whether this
+  /// rank prints the message (an error every rank raised together is printed
+  /// by rank 0 alone).
+  bool on_error(const std::exception& e) const;
+  /// Waits for every rank (MPI_Barrier; nothing without MPI): the ranks that
+  /// do not run a rank-0 command wait for rank 0 here.
+  void barrier() const;
 };
 
 /// This process's rank and the number of ranks of the run (0 and 1 without MPI).
@@ -228,6 +285,10 @@ int process_count();
 struct Command {
   CLI::App* cli = nullptr;
   std::function<void()> run;
+  /// Whether the command runs on every MPI rank of an mpiexec run (it splits
+  /// its work over them: generate, bench); otherwise rank 0 runs it alone and
+  /// the other ranks wait for it to finish.
+  bool every_rank = false;
 };
 
 /// `trackgen generate` (--mode track or gates).

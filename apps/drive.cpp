@@ -63,21 +63,30 @@ std::string paths_svg(const TrackGenConfig& config, const Track<Kokkos::HostSpac
   return batch_svg(b, &paths);
 }
 
-/// Host copy of the first `k` envs of `track`.
+/// Host copy of the first `k` envs of `track` (only theirs is copied).
 template <class M>
 Track<Kokkos::HostSpace> first_envs(const Track<M>& track, int k) {
-  const auto all = track.to_host();
-  Track<Kokkos::HostSpace> t(k, all.n_max());
-  for (int e = 0; e < k; ++e) {
-    for (int i = 0; i < all.n_max(); ++i) {
-      const std::size_t s = std::size_t(e) * all.n_max() + i;
-      t.outer(s) = all.outer(s), t.center(s) = all.center(s), t.inner(s) = all.inner(s);
-      t.tangent(s) = all.tangent(s), t.arclen(s) = all.arclen(s);
-    }
-    t.length(e) = all.length(e), t.valid(e) = all.valid(e), t.count(e) = all.count(e);
-    t.winding(e) = all.winding(e);
-  }
+  Track<Kokkos::HostSpace> t(k, track.n_max());
+  const std::size_t points = std::size_t(k) * track.n_max(), envs = std::size_t(k);
+  const auto copy = [](const auto& to, const auto& from, std::size_t n) {
+    Kokkos::deep_copy(to, Kokkos::subview(from, std::make_pair(std::size_t(0), n)));
+  };
+  copy(t.outer, track.outer, points), copy(t.center, track.center, points), copy(t.inner, track.inner, points);
+  copy(t.tangent, track.tangent, points), copy(t.arclen, track.arclen, points);
+  copy(t.length, track.length, envs), copy(t.valid, track.valid, envs), copy(t.count, track.count, envs);
+  copy(t.winding, track.winding, envs);
   return t;
+}
+
+/// Bytes a drive run holds: its Course and cars, and with --svg the trace of
+/// the first `k` cars (on the device, its host copy and the paths), their
+/// tracks' host copy and the SVG text (about 20 characters a point).
+template <class Space>
+std::size_t drive_bytes(const sim::Settings& settings, int steps, int k) {
+  const CourseConfig course = sim::course_config(settings);
+  const std::size_t trace = std::size_t(steps) * std::size_t(k);
+  return estimate_course_memory<Space>(course) + sim::Cars<Space>::bytes_for(settings.envs) +
+         (k > 0 ? trace * (3 * sizeof(Vec3f) + 20) + json_writer_bytes(k, course.gen.N_max) : 0);
 }
 
 template <class Space>
@@ -86,9 +95,14 @@ void run_drive(const DriveOptions& o) {
   settings.envs = o.envs;
   settings.seed = o.seed;
   settings.generator = o.generator;
+  const int k = o.svg.empty() ? 0 : std::min(o.traced, o.envs);
+  check_run_memory("trackgen drive", o.envs, "--envs", [&](int e) {
+    sim::Settings s = settings;
+    s.envs = e;
+    return drive_bytes<Space>(s, o.steps, std::min(k, e));
+  });
   const Space space;
   sim::SimLoop<Space> loop(space, settings);
-  const int k = o.svg.empty() ? 0 : std::min(o.traced, o.envs);
   const Trace<Space> trace(space, k > 0 ? o.steps : 0, k);
   const auto tracks = k > 0 ? first_envs(loop.course().track(), k) : Track<Kokkos::HostSpace>();
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 
 namespace trackgen::app {
 namespace {
@@ -35,6 +36,13 @@ constexpr int max_repeat = 10000;
 template <class Space>
 void run_generate(const GenerateOptions& o) {
   const TrackGenConfig config = make_config(o.batch, generate_default_envs);
+  // The producer and the writers' host copies (tracks.json and tracks.svg are
+  // built in memory), before anything is allocated.
+  check_run_memory("trackgen generate", config.num_envs, "--envs", [&](int e) {
+    TrackGenConfig c = config;
+    c.num_envs = e;
+    return estimate_memory<Space>(c) + json_writer_bytes(e, c.N_max);
+  });
   const Space space;
   RankBatch<Space> gen(space, config, o.batch.seed);  // over the MPI ranks under mpiexec
   gen.set_policy(o.policy == "eager" ? Policy::eager : Policy::automatic);
@@ -140,8 +148,9 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--out", o->out,
                   "output folder (default: out); both files are written to temporaries there, then renamed, so a "
                   "failure leaves nothing new");
-  cmd->add_option("--repeat", o->repeat, "timed generate() calls; the summary shows the median (default: 3)")
-      ->check(int_in(1, max_repeat));
+  CLI::Option* repeat =
+      cmd->add_option("--repeat", o->repeat, "timed generate() calls; the summary shows the median (default: 3)")
+          ->check(int_in(1, max_repeat));
   cmd->add_option("--policy", o->policy,
                   "graph: replay the producer's own graph (recorded on the first call); eager: run the stages "
                   "directly (default: graph)")
@@ -150,11 +159,19 @@ Command add_generate_command(CLI::App& app) {
                   "json: DIR/tracks.json and DIR/tracks.svg (gates.*); hdf5: DIR/tracks.h5 (gates.h5), generated "
                   "in chunks of envs and streamed, for large batches (docs/hdf5.md) (default: json)")
       ->check(CLI::IsMember({"json", "hdf5"}));
-  cmd->add_option("--chunk-envs", o->chunk_envs,
-                  "--format hdf5: envs per chunk (default: as many as fit in 512 MiB of producer memory)")
-      ->check(CLI::PositiveNumber);
+  CLI::Option* chunk_envs =
+      cmd->add_option("--chunk-envs", o->chunk_envs,
+                      "--format hdf5 (tracks): envs per chunk (default: as many as fit in 512 MiB of producer "
+                      "memory, and under the memory limit)")
+          ->check(int_in(1, std::numeric_limits<int>::max()));
   add_quiet_option(*cmd);
-  return {cmd, [o] {
+  return {cmd,
+          [o, repeat, chunk_envs] {
+            // Options the chosen mode and format would ignore.
+            const bool track_hdf5 = o->mode == "track" && o->format == "hdf5";
+            refuse_unless(chunk_envs, track_hdf5, "--format hdf5 in --mode track (the chunks of a streamed batch)");
+            refuse_unless(repeat, !track_hdf5,
+                          "--format json or --mode gates (--format hdf5 generates each chunk once)");
             if (o->format == "hdf5") require_hdf5();
             // The output folder and the files of this mode and format, checked before any work.
             check_output_dir(o->out, "--out");
@@ -165,7 +182,8 @@ Command add_generate_command(CLI::App& app) {
             if (o->mode == "gates") return run_generate_gates(*o);
             if (o->format == "hdf5") return run_generate_hdf5(*o);
             with_backend(o->batch.backend, [&]<class Space>() { run_generate<Space>(*o); });
-          }};
+          },
+          /*every_rank=*/true};
 }
 
 }  // namespace trackgen::app

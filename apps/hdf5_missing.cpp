@@ -11,6 +11,8 @@ void require_hdf5() {
       "builds the io/ layer; TRACKGEN_ENABLE_HDF5=ON, the default)");
 }
 
+void prepare_hdf5() {}
+
 int default_chunk_envs(const TrackGenConfig&, const std::string&) {
   require_hdf5();
   return 0;

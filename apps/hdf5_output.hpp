@@ -15,6 +15,12 @@ namespace trackgen::app {
 /// none; returns otherwise. Called before any work.
 void require_hdf5();
 
+/// Called by main before anything else: keeps HDF5's exit handler off
+/// (io::disable_hdf5_exit_handler), so that a run whose HDF5 output failed
+/// (a full disk) exits with its message instead of crashing. Nothing
+/// without HDF5.
+void prepare_hdf5();
+
 /// What a streamed track file holds, for the summary.
 struct Hdf5Summary {
   TrackCounts counts;        ///< over the whole batch
@@ -34,11 +40,13 @@ int default_chunk_envs(const TrackGenConfig& config, const std::string& backend)
 /// Generates the batch of `config` (env e: seed k + e) on `backend` in chunks
 /// of `chunk_envs` envs (0: default_chunk_envs) and streams it into the HDF5
 /// file `path` (written to a temporary, renamed when complete), reporting
-/// progress per chunk.
+/// progress per chunk. Meanwhile SIGINT, SIGTERM and SIGHUP remove the
+/// temporary and the folders created for it before they end the process.
 Hdf5Summary write_tracks_hdf5(const TrackGenConfig& config, const std::string& backend, std::int32_t k, int chunk_envs,
                               bool eager, const std::string& path);
 
-/// Writes a gate batch to the HDF5 file `path` (temporary, then renamed).
+/// Writes a gate batch to the HDF5 file `path` (temporary, then renamed;
+/// signals as write_tracks_hdf5).
 void write_gates_hdf5(const GateBatch& b, const std::string& path);
 
 }  // namespace trackgen::app

@@ -1,6 +1,7 @@
 // trackgen: the command-line tool. Parses the command line, initializes Kokkos
 // (owning the runtime, as an application should), then runs the subcommand.
 #include "app.hpp"
+#include "hdf5_output.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -9,6 +10,7 @@
 #include <iostream>
 
 int main(int argc, char** argv) {
+  trackgen::app::prepare_hdf5();  // before any HDF5 call
   CLI::App app{"trackgen: batched race-track generation on Kokkos (TrackGen " +
                std::string(trackgen::version()) + ", " + trackgen::git_revision() + ")"};
   app.require_subcommand(1);
@@ -36,7 +38,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   try {
-    trackgen::app::check_threads(threads);  // before Kokkos, which crashes on too many threads
+    trackgen::app::prepare_environment(threads);  // before Kokkos, which aborts on what it cannot read
   } catch (const std::exception& e) {
     std::cerr << "trackgen: " << e.what() << "\n";
     return EXIT_FAILURE;
@@ -44,14 +46,28 @@ int main(int argc, char** argv) {
   const trackgen::app::ProcessGroup processes(argc, argv);  // MPI under mpiexec, before Kokkos
   processes.initialize_kokkos(threads);
   int rc = EXIT_SUCCESS;
-  try {
-    for (auto& c : commands) {
-      if (c.cli->parsed()) c.run();
+  for (auto& c : commands) {
+    if (!c.cli->parsed()) continue;
+    if (c.every_rank) {
+      try {
+        c.run();
+      } catch (const std::exception& e) {
+        if (processes.on_error(e)) std::cerr << "trackgen: " << e.what() << "\n";
+        rc = EXIT_FAILURE;
+      }
+      continue;
     }
-  } catch (const std::exception& e) {
-    std::cerr << "trackgen: " << e.what() << "\n";
-    rc = EXIT_FAILURE;
-    processes.on_error(e);
+    // Under mpiexec a command that does not split its work runs on rank 0
+    // alone while the other ranks wait (docs/mpi.md); its error is rank 0's.
+    if (trackgen::app::process_rank() == 0) {
+      try {
+        c.run();
+      } catch (const std::exception& e) {
+        std::cerr << "trackgen: " << e.what() << "\n";
+        rc = EXIT_FAILURE;
+      }
+    }
+    processes.barrier();
   }
   Kokkos::finalize();
   return rc;

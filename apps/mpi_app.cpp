@@ -52,10 +52,17 @@ void ProcessGroup::initialize_kokkos(int threads) const {
   }
 }
 
-void ProcessGroup::on_error(const std::exception& e) const {
-  if (!mpi_on || world_size == 1 || dynamic_cast<const mpi::CollectiveError*>(&e) != nullptr) return;
-  std::cerr << "trackgen: rank " << world_rank << " of " << world_size << " failed alone; aborting the job\n";
+bool ProcessGroup::on_error(const std::exception& e) const {
+  if (!mpi_on || world_size == 1) return true;
+  if (dynamic_cast<const mpi::CollectiveError*>(&e) != nullptr) return world_rank == 0;
+  std::cerr << "trackgen: " << e.what() << "\ntrackgen: rank " << world_rank << " of " << world_size
+            << " failed alone; aborting the job\n";
   MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE);
+  return false;
+}
+
+void ProcessGroup::barrier() const {
+  if (mpi_on) MPI_Barrier(MPI_COMM_WORLD);
 }
 
 int process_rank() { return world_rank; }

@@ -8,7 +8,8 @@ namespace trackgen::app {
 ProcessGroup::ProcessGroup(int&, char**&) {}
 ProcessGroup::~ProcessGroup() = default;
 void ProcessGroup::initialize_kokkos(int threads) const { compat::initialize(threads); }
-void ProcessGroup::on_error(const std::exception&) const {}
+bool ProcessGroup::on_error(const std::exception&) const { return true; }
+void ProcessGroup::barrier() const {}
 int process_rank() { return 0; }
 int process_count() { return 1; }
 

@@ -215,6 +215,73 @@ void check_dir(const std::filesystem::path& dir, const std::string& option, cons
 
 }  // namespace
 
+namespace {
+
+/// Where an output file's bytes go (resolve_target).
+struct Target {
+  std::filesystem::path path;  ///< the name to write: `given` with its symlinks resolved (or `given` itself)
+  bool in_place = false;       ///< an existing character device or FIFO: written to directly, never replaced
+};
+
+/// Where the output `given` goes: a symbolic link is followed (a chain of
+/// them, relative ones from their folder) to the name it points at, which
+/// is written or created; an existing character device or FIFO (/dev/null,
+/// /dev/stdout, /dev/fd/N of a pipe, a named pipe) is written to in place;
+/// any other existing file that is not a regular file (a block device, a
+/// socket, a folder) is refused: std::runtime_error, its message `head`
+/// (e.g. "cannot write 'x.svg'") and the reason.
+Target resolve_target(const std::string& given, const std::string& head) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(given, ec);  // follows the links
+  switch (st.type()) {
+    case fs::file_type::character:
+    case fs::file_type::fifo:
+      return {given, true};
+    case fs::file_type::regular:
+    case fs::file_type::not_found:
+      break;
+    case fs::file_type::directory:
+      throw std::runtime_error(head + ": is a folder, not a file");
+    case fs::file_type::block:
+      throw std::runtime_error(head + ": is a block device; outputs go to files, character devices and pipes");
+    case fs::file_type::socket:
+      throw std::runtime_error(head + ": is a socket; outputs go to files, character devices and pipes");
+    default:
+      throw std::runtime_error(head + ": " + (ec ? ec.message() : std::string("is not a regular file")));
+  }
+  fs::path p(given);
+  for (int hops = 0; fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+    if (hops == 40) throw std::runtime_error(head + ": " + std::strerror(ELOOP));
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) throw std::runtime_error(head + ": " + ec.message());
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return {p, false};
+}
+
+/// Writes all of `text` into the existing character device or FIFO `p`
+/// (opening a FIFO waits for its reader); false with errno set on a failure.
+bool write_in_place(const std::filesystem::path& p, const std::string& text) {
+  const int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return false;
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      errno = err;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return ::close(fd) == 0 || errno == EINTR;
+}
+
+}  // namespace
+
 void write_files(const std::vector<OutputFile>& files) {
   namespace fs = std::filesystem;
   std::vector<fs::path> created_dirs, temps, renamed;
@@ -224,9 +291,15 @@ void write_files(const std::vector<OutputFile>& files) {
     for (const auto& r : renamed) fs::remove(r, ec);
     for (auto d = created_dirs.rbegin(); d != created_dirs.rend(); ++d) fs::remove(*d, ec);  // only if empty
   };
+  std::vector<Target> targets;
+  for (const auto& f : files) targets.push_back(resolve_target(f.path, "cannot write '" + f.path + "'"));
   try {
-    for (const auto& f : files) {
-      const fs::path p(f.path);
+    for (std::size_t k = 0; k < files.size(); ++k) {
+      if (targets[k].in_place) {
+        temps.emplace_back();  // nothing to rename
+        continue;
+      }
+      const fs::path p = targets[k].path;
       const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
       // Folders this call creates, outermost first, so a failure can remove them.
       std::vector<fs::path> missing;
@@ -249,20 +322,28 @@ void write_files(const std::vector<OutputFile>& files) {
         name += std::to_string(i);
         name += ".tmp";
         tmp = dir / name;
-        if (write_new(tmp, f.text)) break;
+        if (write_new(tmp, files[k].text)) break;
         if (errno != EEXIST) {
           const int err = errno;
           fs::remove(tmp, ec);  // a partly written temporary
-          throw io_error("cannot write", p, err);
+          throw io_error("cannot write", files[k].path, err);
         }
       }
       temps.push_back(tmp);
     }
-    for (std::size_t i = 0; i < files.size(); ++i) {
-      if (std::rename(temps[i].c_str(), files[i].path.c_str()) != 0) {
-        throw io_error("cannot write", files[i].path, errno);
+    // The devices and pipes, once every file is ready (a failure there still
+    // leaves the regular targets untouched), then the renames.
+    for (std::size_t k = 0; k < files.size(); ++k) {
+      if (targets[k].in_place && !write_in_place(targets[k].path, files[k].text)) {
+        throw io_error("cannot write", files[k].path, errno);
       }
-      renamed.push_back(files[i].path);
+    }
+    for (std::size_t k = 0; k < files.size(); ++k) {
+      if (targets[k].in_place) continue;
+      if (std::rename(temps[k].c_str(), targets[k].path.c_str()) != 0) {
+        throw io_error("cannot write", files[k].path, errno);
+      }
+      renamed.push_back(targets[k].path);
     }
     temps.clear();
   } catch (...) {
@@ -289,7 +370,18 @@ void check_output_file(const std::string& path, const std::string& option) {
   if (std::filesystem::is_directory(p, ec) || !p.has_filename()) {
     throw ConfigError(option + " '" + path + "': is a folder, not a file");
   }
-  check_dir(p.has_parent_path() ? p.parent_path() : std::filesystem::path("."), option, path);
+  const std::string head = option + " '" + path + "'";
+  Target t;
+  try {
+    t = resolve_target(path, head);
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(e.what());
+  }
+  if (t.in_place) {  // a device or a pipe: written to, not replaced
+    if (::access(path.c_str(), W_OK) != 0) throw ConfigError(head + ": cannot write to it: " + std::strerror(errno));
+    return;
+  }
+  check_dir(t.path.has_parent_path() ? t.path.parent_path() : std::filesystem::path("."), option, path);
 }
 
 }  // namespace trackgen::app

@@ -95,6 +95,12 @@ struct Cars {
   // 2 collision), raced.
   DView<std::int32_t, Space> laps, collisions, timeouts, regenerations, first_outcome, raced;
 
+  /// Bytes the constructor allocates for E cars.
+  static std::size_t bytes_for(int E) {
+    return static_cast<std::size_t>(E) *
+           (sizeof(Vec3f) + sizeof(Quatf) + sizeof(Vec2f) + 4 * sizeof(float) + 9 * sizeof(std::int32_t));
+  }
+
   /// Zero-initialized state of E cars, allocated on `space`.
   Cars(const Space& space, int E) {
     const auto make = [&](auto& v, const char* name) { v = std::decay_t<decltype(v)>(Kokkos::view_alloc(space, std::string(name)), E); };

@@ -28,14 +28,16 @@ Command add_bench_command(CLI::App& app) {
       ->check(int_in(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
   cmd->add_option("--backend", o->batch.backend,
                   backend_help());
-  cmd->add_option("--envs", o->envs_list, "batch sizes of the sweep (default: 64,256,1024,4096,16384,65536)")
-      ->delimiter(',')
-      ->check(int_in(1, std::numeric_limits<int>::max()));
-  cmd->add_option("--threads-list", o->threads_list,
-                  "OpenMP thread counts, e.g. 1,2 (default: 1,2,4,... up to the concurrency, and it); the sweep "
-                  "runs at the largest")
-      ->delimiter(',')
-      ->check(threads_in(1));
+  CLI::Option* envs =
+      cmd->add_option("--envs", o->envs_list, "batch sizes of the sweep (default: 64,256,1024,4096,16384,65536)")
+          ->delimiter(',')
+          ->check(int_in(1, std::numeric_limits<int>::max()));
+  CLI::Option* threads_list =
+      cmd->add_option("--threads-list", o->threads_list,
+                      "OpenMP thread counts, e.g. 1,2 (default: 1,2,4,... up to the concurrency, and it); the sweep "
+                      "runs at the largest")
+          ->delimiter(',')
+          ->check(threads_in(1));
   cmd->add_option("--scaling-envs", o->scaling_envs, "E of the strong-scaling points (default: 2048)")
       ->check(int_in(1, std::numeric_limits<int>::max()));
   cmd->add_option("--weak-envs", o->weak_envs,
@@ -56,13 +58,16 @@ Command add_bench_command(CLI::App& app) {
       ->check(number_at_least(0));
   cmd->add_option("--max-reps", o->timing.max_reps, "adaptive reps: at most this many (default: 50)")
       ->check(int_in(1, max_calls));
-  cmd->add_option("--time-budget", o->time_budget,
-                  "seconds for the whole run; larger E are skipped when their estimated cost does not fit "
-                  "(default: 420; 0: no limit)")
-      ->check(number_at_least(0));
-  cmd->add_option("--max-memory-mb", o->max_memory_mb,
-                  "skip E whose estimated device memory exceeds this (default: half of the physical memory)")
-      ->check(number_at_least(0));
+  CLI::Option* time_budget =
+      cmd->add_option("--time-budget", o->time_budget,
+                      "seconds for the whole run; larger E are skipped when their estimated cost does not fit "
+                      "(default: 420; 0: no limit)")
+          ->check(number_at_least(0));
+  CLI::Option* max_memory =
+      cmd->add_option("--max-memory-mb", o->max_memory_mb,
+                      "skip E whose estimated device memory exceeds this many MiB, > 0 (default: half of the physical "
+                      "memory)")
+          ->check(positive_number());
   cmd->add_option("--json-out", o->json_out,
                   "JSON-lines output, one line per point with the full context, then "
                   "one summary per generator (default: bench.jsonl; '' to skip)");
@@ -92,9 +97,16 @@ Command add_bench_command(CLI::App& app) {
       "Progress (stderr, after TRACKGEN_PROGRESS_DELAY s, default 2; --quiet: none): points done per worker; when\n"
       "stderr is not a terminal, each line names the last point and its result. Every point's result is a line of\n"
       "--json-out.");
-  return {cmd, [o, svg] {
+  return {cmd,
+          [o, svg, envs, threads_list, time_budget, max_memory] {
+            // Options the rank scaling does not use (it times --scaling-envs and --weak-envs).
+            for (const CLI::Option* opt : {envs, threads_list, time_budget, max_memory, svg}) {
+              refuse_unless(opt, !o->ranks, "the sweep over batch sizes and threads (bench without --ranks)");
+            }
             if (o->ranks) {
               bench::run_rank_bench(*o);
+            } else if (process_rank() != 0) {
+              return;  // under mpiexec without --ranks, rank 0 runs the bench alone
             } else if (o->worker_plan.empty()) {
               // The outputs, checked before the benchmark runs.
               if (!o->json_out.empty()) check_output_file(o->json_out, "--json-out");
@@ -103,7 +115,8 @@ Command add_bench_command(CLI::App& app) {
             } else {
               bench::run_worker(nlohmann::json::parse(o->worker_plan));
             }
-          }};
+          },
+          /*every_rank=*/true};
 }
 
 }  // namespace trackgen::app

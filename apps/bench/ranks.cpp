@@ -236,6 +236,14 @@ void run_ranks(const BenchOptions& o) {
 }  // namespace
 
 void run_rank_bench(const BenchOptions& o) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized == 0) {  // not started by an MPI launcher (or TRACKGEN_MPI=0): no MPI call may run
+    throw ConfigError(
+        "bench --ranks: this process was not started by an MPI launcher, so there are no ranks to scale over; run "
+        "it as `mpiexec -n R trackgen --threads T bench --ranks ...` (docs/mpi.md), or leave out --ranks to "
+        "measure this process");
+  }
   with_backend(o.batch.backend, [&]<class Space>() { run_ranks<Space>(o); });
 }
 

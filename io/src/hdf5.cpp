@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
@@ -151,11 +152,65 @@ std::int32_t read_int_attribute(const Where& w, hid_t obj, const char* name) {
   return v;
 }
 
-/// A temporary file name beside `path`, unique in this process and machine.
+/// A temporary file name beside `path`: ".NAME.tmp-PID-K", K counting the
+/// names this process tried (a stale file of an earlier process with the
+/// same pid takes the next K).
 std::filesystem::path temporary_beside(const std::filesystem::path& path) {
   static std::atomic<unsigned> counter{0};
   return path.parent_path() /
          ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+}
+
+/// The folders from `dir` up that do not exist, outermost first.
+std::vector<std::filesystem::path> missing_folders(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> missing;
+  std::error_code ec;
+  for (std::filesystem::path d = dir; !d.empty() && !std::filesystem::exists(d, ec) && d != d.parent_path();
+       d = d.parent_path()) {
+    missing.insert(missing.begin(), d);
+  }
+  return missing;
+}
+
+/// What a signal handler removes for the open writers (remove_temporaries_on_signal):
+/// per slot, NUL-separated absolute names, the temporary first, then the
+/// folders its writer created, innermost first; an empty name ends the list.
+/// A slot is armed (1) while its writer is open with nothing renamed.
+struct CleanupSlot {
+  std::atomic<int> armed{0};
+  char names[8192] = {};
+};
+constexpr int cleanup_slots = 16;
+CleanupSlot cleanup[cleanup_slots];
+static_assert(std::atomic<int>::is_always_lock_free, "a signal handler reads the slots' flags");
+
+/// Arms a free slot with the temporary `tmp` and the folders `created`
+/// (outermost first); -1 when every slot is taken or the names do not fit
+/// (the writer then still cleans up after itself, only not on a signal).
+int arm_cleanup(const std::filesystem::path& tmp, const std::vector<std::filesystem::path>& created) {
+  std::string names;
+  std::error_code ec;
+  names += std::filesystem::absolute(tmp, ec).string();
+  names += '\0';
+  for (auto d = created.rbegin(); d != created.rend(); ++d) {
+    names += std::filesystem::absolute(*d, ec).string();
+    names += '\0';
+  }
+  names += '\0';
+  for (int i = 0; i < cleanup_slots; ++i) {
+    if (names.size() > sizeof(cleanup[i].names)) return -1;
+    int expected = 0;
+    if (!cleanup[i].armed.compare_exchange_strong(expected, 2)) continue;  // 2: being written
+    std::memcpy(cleanup[i].names, names.data(), names.size());
+    cleanup[i].armed.store(1);
+    return i;
+  }
+  return -1;
+}
+
+/// Disarms slot `i` (-1: none).
+void disarm_cleanup(int i) {
+  if (i >= 0) cleanup[i].armed.store(0);
 }
 
 }  // namespace
@@ -186,13 +241,33 @@ class BatchFileWriter {
                   std::vector<DatasetSpec> specs, const FileAttributes& attributes)
       : where_{std::move(api), path}, target_(path), num_envs_(num_envs), stride_(stride), specs_(std::move(specs)) {
     QuietErrors quiet;
-    if (target_.has_parent_path()) std::filesystem::create_directories(target_.parent_path());
-    temporary_ = temporary_beside(target_);
-    file_ = Handle(H5Fcreate(temporary_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    if (file_.get() < 0) {
+    if (target_.has_parent_path()) {
+      for (const auto& d : missing_folders(target_.parent_path())) {
+        std::error_code ec;
+        if (!std::filesystem::create_directory(d, ec) && ec) {
+          remove_created_folders();
+          throw std::runtime_error(where_.api + ": cannot create the folder '" + d.string() + "': " + ec.message());
+        }
+        created_.push_back(d);
+      }
+    }
+    // A name taken by a stale temporary (an earlier run's, killed before it
+    // could remove it) is skipped for the next one.
+    for (int attempt = 0;; ++attempt) {
+      temporary_ = temporary_beside(target_);
+      file_ = Handle(H5Fcreate(temporary_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+      if (file_.get() >= 0) break;
+      std::error_code ec;
+      if (attempt < 100 &&
+          std::filesystem::symlink_status(temporary_, ec).type() != std::filesystem::file_type::not_found) {
+        H5Eclear2(H5E_DEFAULT);
+        continue;
+      }
+      remove_created_folders();
       where_.path = temporary_.string();
       where_.fail("cannot create the temporary file");
     }
+    slot_ = arm_cleanup(temporary_, created_);
     try {
       write_string_attribute(where_, file_, "format", format);
       write_int_attribute(where_, file_, "format_version", format_version);
@@ -274,6 +349,7 @@ class BatchFileWriter {
       throw std::runtime_error(where_.api + "::close: cannot rename '" + temporary_.string() + "' to '" +
                                target_.string() + "': " + ec.message());
     }
+    disarm_cleanup(slot_);
     closed_ = true;
   }
 
@@ -281,12 +357,33 @@ class BatchFileWriter {
   int num_envs() const { return num_envs_; }
 
  private:
-  /// Closes the file and removes the temporary (nothing reaches the target).
+  /// Removes the temporary and the folders this writer created (when empty),
+  /// and closes the file: nothing reaches the target. After a failed write
+  /// (a full disk, a file size limit) HDF5 still holds dirty chunks and
+  /// metadata, which it writes when they close: the file is emptied first
+  /// (its blocks freed, so that on a full disk those writes find room). A
+  /// close that fails anyway leaves the file open inside HDF5 until the
+  /// process ends, when HDF5 1.10's exit handler crashes on it unless the
+  /// program called H5dont_atexit() first (trackgen does).
   void discard() {
-    datasets_.clear();
-    file_.reset();
+    disarm_cleanup(slot_);
     std::error_code ec;
     std::filesystem::remove(temporary_, ec);
+    void* handle = nullptr;
+    if (file_.get() >= 0 && H5Fget_vfd_handle(file_, H5P_DEFAULT, &handle) >= 0 && handle != nullptr) {
+      [[maybe_unused]] const int rc = ::ftruncate(*static_cast<int*>(handle), 0);  // best effort
+    }
+    datasets_.clear();
+    file_.reset();
+    H5Eclear2(H5E_DEFAULT);
+    remove_created_folders();
+  }
+
+  /// Removes the folders this writer created, innermost first, where empty.
+  void remove_created_folders() {
+    std::error_code ec;
+    for (auto d = created_.rbegin(); d != created_.rend(); ++d) std::filesystem::remove(*d, ec);
+    created_.clear();
   }
 
   static int dataset_rank(const DatasetSpec& s) { return !s.per_point ? 1 : (s.components > 1 ? 3 : 2); }
@@ -313,6 +410,8 @@ class BatchFileWriter {
 
   Where where_;
   std::filesystem::path target_, temporary_;
+  std::vector<std::filesystem::path> created_;  ///< folders this writer created, outermost first
+  int slot_ = -1;                               ///< its slot of `cleanup` (-1: none)
   int num_envs_ = 0, stride_ = 0, written_ = 0;
   std::vector<DatasetSpec> specs_;
   Handle file_;
@@ -423,6 +522,17 @@ constexpr const char* track_format = "trackgen-tracks";
 constexpr const char* gate_format = "trackgen-gates";
 
 }  // namespace
+
+bool disable_hdf5_exit_handler() noexcept { return H5dont_atexit() >= 0; }
+
+void remove_temporaries_on_signal() noexcept {
+  for (CleanupSlot& slot : cleanup) {
+    if (slot.armed.load() != 1) continue;
+    const char* name = slot.names;
+    ::unlink(name);  // the temporary
+    for (name += std::strlen(name) + 1; *name != '\0'; name += std::strlen(name) + 1) ::rmdir(name);
+  }
+}
 
 TrackFileWriter::TrackFileWriter(const std::string& path, const TrackGenConfig& config, const std::string& backend) {
   config.validate();

@@ -51,6 +51,9 @@ DistributedBatch<Space>::DistributedBatch(MPI_Comm comm, const Space& space, con
   // and any failure to build the local producer fails every rank.
   agree(comm_, [&] {
     config_.validate();
+    // The whole batch's seeds, so that every rank refuses a base seed whose
+    // env seeds would wrap, not only the ranks whose slice reaches the end.
+    if (mode == SeedExpansion::arange) check_arange_seeds(api.c_str(), seed, config_.num_envs);
     if (slice.count == 0) return;
     seeds_ = slice_seeds(slice, seed, mode);
     const DView<std::int32_t, Space> seeds = slice_seed_view(space_, slice, seed, mode);

@@ -284,3 +284,22 @@ TEMPLATE_TEST_CASE("a bad slice on any rank fails on every rank with the same er
   // and the good slices still build
   CHECK(construction_error<Space>(config, good).empty());
 }
+
+// A base seed whose env seeds would pass INT32_MAX over the whole batch: every
+// rank refuses it with the same error, also the ranks whose slice ends early
+// (the single process refuses it too: check_arange_seeds).
+TEMPLATE_TEST_CASE("a base seed that would wrap is refused on every rank", "[mpi]", TRACKGEN_SPACES) {
+  using Space = TestType;
+  constexpr int E = 10;
+  const TrackGenConfig config = small_config("bezier", E);
+  std::string error;
+  try {
+    mpi::DistributedBatch<Space> b(MPI_COMM_WORLD, Space(), config, 2147483640);
+  } catch (const mpi::CollectiveError& e) {
+    error = e.what();
+  }
+  CAPTURE(error);
+  CHECK(error.find("base seed 2147483640 with num_envs = 10 would wrap") != std::string::npos);
+  CHECK(same_on_all_ranks(error));
+  CHECK_NOTHROW(mpi::DistributedBatch<Space>(MPI_COMM_WORLD, Space(), config, 2147483647 - (E - 1)));
+}

@@ -17,9 +17,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace trackgen {
@@ -42,10 +44,29 @@ std::string show_bytes(std::size_t b) {
   return buf;
 }
 
+/// The largest TRACKGEN_MEMORY_LIMIT_MB: 2^40 MiB (an exbibyte), whose bytes fit a size_t.
+constexpr long long max_limit_mb = 1LL << 40;
+
+/// TRACKGEN_MEMORY_LIMIT_MB in MiB, 0 when unset or empty; ConfigError naming
+/// the variable when it is not an integer in [1, max_limit_mb].
+long long limit_mb_from_environment() {
+  const char* v = std::getenv("TRACKGEN_MEMORY_LIMIT_MB");
+  if (v == nullptr || *v == '\0') return 0;
+  long long mb = 0;
+  const char* end = v + std::strlen(v);
+  const auto r = std::from_chars(v, end, mb);
+  if (r.ec != std::errc() || r.ptr != end || mb < 1 || mb > max_limit_mb) {
+    throw ConfigError(std::string("trackgen::memory_limit_bytes: environment variable TRACKGEN_MEMORY_LIMIT_MB='") + v +
+                      "' is not a whole number of MiB in [1, " + std::to_string(max_limit_mb) +
+                      "]; unset it for the default (3/4 of the physical memory)");
+  }
+  return mb;
+}
+
 /// Where the limit comes from, for the error message.
 std::string limit_source() {
-  const char* v = std::getenv("TRACKGEN_MEMORY_LIMIT_MB");
-  return v != nullptr && std::atoll(v) > 0 ? "TRACKGEN_MEMORY_LIMIT_MB" : "3/4 of the physical memory; TRACKGEN_MEMORY_LIMIT_MB sets another";
+  return limit_mb_from_environment() > 0 ? "TRACKGEN_MEMORY_LIMIT_MB"
+                                         : "3/4 of the physical memory; TRACKGEN_MEMORY_LIMIT_MB sets another";
 }
 
 /// The largest E in [1, max_envs] with estimate(E) <= limit (estimates grow with E), or 0.
@@ -64,10 +85,7 @@ int largest_fitting(std::size_t limit, const Estimate& estimate) {
 }  // namespace
 
 std::size_t memory_limit_bytes() {
-  if (const char* v = std::getenv("TRACKGEN_MEMORY_LIMIT_MB")) {
-    const long long mb = std::atoll(v);
-    if (mb > 0) return static_cast<std::size_t>(mb) << 20;
-  }
+  if (const long long mb = limit_mb_from_environment(); mb > 0) return static_cast<std::size_t>(mb) << 20;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return 0;
   return static_cast<std::size_t>(pages) / 4 * 3 * static_cast<std::size_t>(page);

@@ -3,46 +3,21 @@
 #include <trackgen/pipeline/memory.hpp>
 #include <trackgen/runtime/course.hpp>
 #include <trackgen/runtime/detail/common.hpp>
+#include <trackgen/runtime/detail/polyline.hpp>
+
+#include <cstdio>
 
 namespace trackgen {
 namespace {
 
 const std::string course_api = "trackgen::Course";
 
-/// Bytes of the per-env grids of a track-mode Course of `config` with `E`
-/// envs: the collision checker's (border grids, sdf field) and the height
-/// field.
-template <class Space>
-std::size_t grid_bytes(const CourseConfig& config, int E) {
-  std::size_t bytes = 0;
-  if (config.collision) {
-    bytes += CollisionChecker<Space>::estimate_bytes(E, config.gen.N_max, config.max_boxes, *config.collision,
-                                                     GridOptions{config.sdf_resolution.value_or(128), std::nullopt});
-  }
-  if (config.heightfield_resolution) {
-    const std::size_t R = static_cast<std::size_t>(*config.heightfield_resolution);
-    bytes += static_cast<std::size_t>(E) * (R * R * sizeof(float) + 2 * sizeof(Vec2f));
-  }
-  return bytes;
-}
-
-/// Validates `config` against the generators its mode may use, and in track
-/// mode that the generator and the grids fit memory_limit_bytes() together
-/// (refused saying how many envs fit; the generator checks itself alone).
+/// Validates `config` against the generators its mode may use, then checks
+/// its memory estimate against the limit (nothing is allocated yet).
 template <class Space>
 void validate_config(const CourseConfig& config) {
-  config.validate(config.mode == CourseMode::gates ? available_gate_generators<Space>()
-                                                   : available_generators<Space>());
-  if (config.mode == CourseMode::track && (config.collision || config.heightfield_resolution)) {
-    detail::check_runtime_memory(
-        course_api,
-        [&](int E) {
-          TrackGenConfig gen = config.gen;
-          gen.num_envs = E < 1 ? 1 : E;
-          return (E < 1 ? 0 : estimate_memory<Space>(gen)) + grid_bytes<Space>(config, E);
-        },
-        config.num_envs(), "generator and grids (collision, height field)");
-  }
+  config.validate(config.mode == CourseMode::gates ? available_gate_generators<Space>() : available_generators<Space>());
+  check_course_memory<Space>(config, memory_limit_bytes(), course_api);
 }
 
 /// The Course's own seeds, after validating `config` (nothing is allocated
@@ -457,9 +432,84 @@ const CheckpointSampler<Space>& Course<Space>::checkpoint_sampler() const {
   return *checkpoints_;
 }
 
-#define TRACKGEN_INSTANTIATE_COURSE(S) \
-  template struct StepResult<S>;       \
-  template class Course<S>;
+template <class Space>
+std::size_t estimate_course_memory(const CourseConfig& config) {
+  using Progress = ProgressTracker<Space>;
+  const bool gates = config.mode == CourseMode::gates;
+  const std::size_t E = static_cast<std::size_t>(config.num_envs()), i32 = sizeof(std::int32_t), f32 = sizeof(float);
+  const std::size_t v2 = sizeof(Vec2f), v3 = sizeof(Vec3f), boxes = E * static_cast<std::size_t>(config.max_boxes);
+  // The generator, the Course's seeds (seeds and epochs), mask_any, reseed;
+  // the ProgressTracker (its [E] state and events, the near index).
+  std::size_t b = gates ? estimate_gate_memory<Space>(config.gate_gen) : estimate_memory<Space>(config.gen);
+  b += 2 * E * i32 + i32 + E * i32;
+  b += E * (v3 + 10 * i32 + f32) + E * Progress::near_slots * (i32 + sizeof(typename Progress::NearPlane)) +
+       E * (v3 + f32 + i32);
+  const std::size_t localizer = E * (i32 + 3 * f32 + i32);  // last segment, s, n, n_up, segment
+  if (gates) {
+    const std::size_t G = static_cast<std::size_t>(config.gate_gen.max_gates);
+    b += Track<typename Space::memory_space>::bytes_for(config.gate_gen.num_envs,
+                                                        config.gate_gen.max_gates * config.samples_per_gate);
+    b += localizer;
+    if (config.post_radius > 0.0f) b += 2 * E * G * v3 + boxes * (3 * i32 + v2);  // posts, DiscContact
+    if (config.frame_collision) b += E * (i32 + f32);                             // FrameContact
+    return b;
+  }
+  const std::size_t cap = static_cast<std::size_t>(checkpoint_capacity(config)), n_max = config.gen.N_max;
+  b += E * cap * (4 * v3 + f32) + E * i32 + 2 * E * i32;  // CheckpointSet, the sampler's truncated and step
+  const std::size_t chunks = static_cast<std::size_t>(detail::chunk_boxes(config.gen.N_max));
+  if (config.collision) {  // contacts, border grids, sdf field: the checker's own count
+    b += CollisionChecker<Space>::estimate_bytes(config.gen.num_envs, config.gen.N_max, config.max_boxes,
+                                                 *config.collision,
+                                                 GridOptions{config.sdf_resolution.value_or(128), config.sdf_padding});
+  }
+  if (config.localize) b += localizer;
+  if (config.heightfield_resolution) {
+    const std::size_t R = static_cast<std::size_t>(*config.heightfield_resolution);
+    b += E * R * R * f32 + 2 * E * v2 + E * 2 * chunks * v2;
+  }
+  if (config.speed_limits) b += 2 * E * n_max * f32;  // curvature and speed
+  return b;
+}
+
+template <class Space>
+int max_course_envs_within(const CourseConfig& config, std::size_t limit) {
+  auto with_envs = [&](int e) {
+    CourseConfig c = config;
+    (c.mode == CourseMode::gates ? c.gate_gen.num_envs : c.gen.num_envs) = e;
+    return estimate_course_memory<Space>(c);
+  };
+  if (with_envs(1) > limit) return 0;
+  int lo = 1, hi = 1 << 20;  // with_envs(lo) fits
+  if (with_envs(hi) <= limit) return hi;
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    (with_envs(mid) <= limit ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+template <class Space>
+void check_course_memory(const CourseConfig& config, std::size_t limit, const std::string& api) {
+  if (limit == 0) return;
+  const std::size_t need = estimate_course_memory<Space>(config);
+  if (need <= limit) return;
+  auto mib = [](std::size_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+    return std::string(buf);
+  };
+  throw ConfigError(api + ": the Course needs an estimated " + mib(need) + " (" + std::to_string(config.num_envs()) +
+                    " envs, their generator and helpers), above the memory limit of " + mib(limit) +
+                    " (TRACKGEN_MEMORY_LIMIT_MB, or 3/4 of the physical memory); at most " +
+                    std::to_string(max_course_envs_within<Space>(config, limit)) + " envs of this config fit");
+}
+
+#define TRACKGEN_INSTANTIATE_COURSE(S)                                      \
+  template struct StepResult<S>;                                            \
+  template class Course<S>;                                                 \
+  template std::size_t estimate_course_memory<S>(const CourseConfig&);      \
+  template int max_course_envs_within<S>(const CourseConfig&, std::size_t); \
+  template void check_course_memory<S>(const CourseConfig&, std::size_t, const std::string&);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_COURSE)
 
 }  // namespace trackgen

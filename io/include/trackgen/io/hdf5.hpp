@@ -7,7 +7,9 @@
 // The writers stream: a file of E envs is created once and filled by appending
 // chunks of envs in order, so a batch larger than memory is written chunk by
 // chunk. They write to a temporary file beside the target and rename it onto
-// the target in close(), so the target is either the whole batch or untouched.
+// the target in close(), so the target is either the whole batch or untouched;
+// a writer that fails or dies before close() removes its temporary and the
+// folders it created.
 //
 // Optional layer: target TrackGen::trackgen_io, built when CMake finds the HDF5
 // C library.
@@ -151,6 +153,21 @@ void write_gates(const std::string& path, const GateSequence<M>& gates, std::spa
   w.append(gates, seeds);
   w.close();
 }
+
+/// For a program that owns its process (trackgen's main), called before any
+/// other HDF5 call: keeps the HDF5 library from registering its exit handler
+/// (H5dont_atexit()). HDF5 1.10's handler crashes on a file that a failed
+/// write (a full disk, a file size limit) left unclosable; every file these
+/// writers finish is closed by close(). False when HDF5 was already in use.
+bool disable_hdf5_exit_handler() noexcept;
+
+/// Removes the temporary file of every writer of this process that is open
+/// and not yet renamed, and the folders those writers created (where empty),
+/// for a signal handler that then ends the process (SIGINT, SIGTERM, SIGHUP:
+/// trackgen's, apps/hdf5_output.cpp). Async-signal-safe: unlink() and rmdir()
+/// of absolute names stored when each writer opened (up to 16 open writers;
+/// a writer left out still cleans up after itself when it dies).
+void remove_temporaries_on_signal() noexcept;
 
 /// Reads a track file written by TrackFileWriter into host memory.
 /// std::runtime_error naming the file and the dataset or attribute when it

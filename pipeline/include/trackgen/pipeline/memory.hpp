@@ -15,9 +15,10 @@
 namespace trackgen {
 
 /// The memory limit of a producer, in bytes: TRACKGEN_MEMORY_LIMIT_MB (MiB)
-/// when the environment sets it to a positive integer, else 3/4 of the
-/// machine's physical memory (the host's, for every backend), or 0 (no limit)
-/// when neither is known. Read on every call.
+/// when the environment sets it (a whole number in [1, 2^40]; ConfigError
+/// naming the variable for any other value), else 3/4 of the machine's
+/// physical memory (the host's, for every backend), or 0 (no limit) when
+/// neither is known. Read on every call.
 std::size_t memory_limit_bytes();
 
 /// Bytes a TrackGenerator<Space> of `config` (validated) allocates: its Track,
