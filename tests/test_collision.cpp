@@ -679,14 +679,12 @@ TEMPLATE_TEST_CASE("CollisionChecker: the memory estimate is what it allocates; 
                     Catch::StartsWith("trackgen::CollisionChecker: the collision sdf of num_envs = 4096 envs needs an "
                                       "estimated ") &&
                         Catch::Contains("above the memory limit of 64.0 MiB") && Catch::Contains("envs fit"));
-  // A Course checks its generator and grids together, before allocating anything.
+  // A Course counts its checker (estimate_course_memory) with everything else, before allocating anything.
   CourseConfig c;
   c.gen.num_envs = 4096;
   c.checkpoint_spacing = 0.3f;
   c.collision = CollisionMethod::sdf;
-  CHECK_THROWS_WITH(Course<Space>(Space(), c),
-                    Catch::StartsWith("trackgen::Course: the generator and grids (collision, height field) of num_envs "
-                                      "= 4096 envs needs an estimated ") &&
-                        Catch::Contains("envs fit"));
+  CHECK_THROWS_WITH(Course<Space>(Space(), c), Catch::StartsWith("trackgen::Course: the Course needs an estimated ") &&
+                                                   Catch::Contains("envs of this config fit"));
   CHECK(tt::LaunchCounter::launches == 0);
 }
