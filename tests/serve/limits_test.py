@@ -210,7 +210,8 @@ def check_work(f, srv):
     bsock.close()
     time.sleep(0.3)
     c = pool.submit(request_json, b + "/api/generate", {"num_envs": 1, "seed": 9})
-    f.check(wait_for(lambda: status(srv)["queue"]["waiting"] == 1, 10) and status(srv)["queue"]["dropped"] == 1,
+    # (B is dropped when C is queued: until then B itself is the one waiting.)
+    f.check(wait_for(lambda: (lambda q: q["waiting"] == 1 and q["dropped"] == 1)(status(srv)["queue"]), 10),
             f"B's client went: dropped, and C takes its place ({status(srv)['queue']})")
     # A's client goes: the batch stops at its next phase, unanswered.
     done0 = status(srv)["queue"]["done"]
