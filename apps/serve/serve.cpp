@@ -605,8 +605,8 @@ class Explorer {
       std::string body = json_text(out);
       out = json();
       wanted();
+      queue_.count(&QueueStats::done);  // before the answer: a client that has it sees it counted
       res.send(json_response(200, std::move(body)));
-      queue_.count(&QueueStats::done);
     } catch (const ClientGone&) {
       queue_.count(&QueueStats::abandoned);
     } catch (const Busy& e) {
