@@ -2,12 +2,16 @@
 // caller's capture, HOST generators, masked regeneration with epochs, and two
 // producers on two threads.
 #include "field_support.hpp"
+#include "masked_lane.hpp"
 #include "test_pipeline_support.hpp"
 
 #include <trackgen/trackgen.hpp>
 
+#include <cstdint>
 #include <map>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -318,7 +322,8 @@ TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration in lane rounds equals a 
   REQUIRE(tg.masked_lane_envs() < cfg.num_envs);  // the lane path, in several rounds below
   const auto before = tg.generate().to_host();
 
-  // 2 rounds (10 envs) and the whole-batch fallback (70 envs > 8 rounds of 8), under both policies.
+  // 2 rounds (10 envs) and 9 rounds of 8 (70 envs: on a device, past its 8 rounds, the whole-batch
+  // fallback), under both policies.
   for (const Policy policy : {Policy::automatic, Policy::eager}) {
     INFO("policy " << (policy == Policy::eager ? "eager" : "automatic"));
     tg.set_policy(policy);
@@ -353,6 +358,22 @@ TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration in lane rounds equals a 
   CHECK(same_track(tg.generate(DView<std::int32_t, Space>("zero", cfg.num_envs), true).to_host(), current));
   CHECK(same_track(tg.generate().to_host(), current));
   CHECK_FALSE(same_track(current, before));
+}
+
+TEMPLATE_TEST_CASE("TrackGenerator: on a host space the lane's rounds hold the whole batch", "[exec][pipeline]",
+                   TRACKGEN_TEST_HOST_SPACES) {
+  using Space = TestType;
+  // 8 envs per round up to 8192 envs, then E / 1024 rounded up: however many envs
+  // a step masks, the rounds regenerate them and never the whole batch.
+  for (const auto& [envs, lanes] : std::vector<std::pair<int, int>>{
+           {9, 8}, {72, 8}, {8192, 8}, {8193, 9}, {65536, 64}, {65537, 65}, {1 << 20, 1024}}) {
+    INFO("E = " << envs);
+    CHECK(trackgen::detail::masked_lane_envs<Space>(envs) == lanes);
+    CHECK(std::int64_t(lanes) * trackgen::detail::masked_lane_rounds<Space> >= envs);
+  }
+  CHECK(trackgen::detail::masked_lane_envs<Space>(8) == 8);  // one round's batch: regenerated whole
+  const auto cfg = small_config("bezier", 72);
+  CHECK(TrackGenerator<Space>(cfg, SeedState<Space>(cfg.num_envs, 7)).masked_lane_envs() == 8);
 }
 
 TEMPLATE_TEST_CASE("TrackGenerator: masked regeneration recorded into a caller's capture", "[exec][pipeline]",

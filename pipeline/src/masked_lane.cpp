@@ -99,7 +99,7 @@ MaskedLane<Space>::MaskedLane(const Space& space, const TrackGenConfig& config, 
     : config_(lane_config(config, lanes)),
       num_envs_(config.num_envs),
       lanes_(lanes),
-      rounds_(std::min((config.num_envs + lanes - 1) / lanes, masked_lane_rounds)),
+      rounds_(std::min((config.num_envs + lanes - 1) / lanes, masked_lane_rounds<Space>)),
       ids_(Kokkos::view_alloc(space, label("pipeline", "lane_ids")), static_cast<std::size_t>(config.num_envs)),
       count_(Kokkos::view_alloc(space, label("pipeline", "lane_count")), 1),
       flags_(Kokkos::view_alloc(space, label("pipeline", "lane_round_flags")), static_cast<std::size_t>(rounds_) + 1),
@@ -120,32 +120,52 @@ void MaskedLane<Space>::compact(const LaunchContext<Space>& ctx, const IntView& 
 }
 
 template <class Space>
+void MaskedLane<Space>::run_round(const LaunchContext<Space>& ctx, int r, const IntView& seed_buf, track_type& track,
+                                  const IntView& padded, PipelineBuffers<Space>& buffers) {
+  const int first = r * lanes_;
+  ctx.for_each("TrackGen::pipeline::lane::gather", static_cast<std::size_t>(lanes_),
+               GatherSeeds<Space>{ids_, count_, seed_buf, seeds_, first});
+  generator_->generate(ctx, seeds_, buffers_.gen_centerline, buffers_.gen_valid);
+  run_pipeline(ctx, config_, buffers_, seeds_, track_);
+  const int stride = std::max(config_.N_max, config_.num_points);
+  ScatterRows<Space> s{ids_,
+                       count_,
+                       track_,
+                       track,
+                       padded,
+                       buffers_.cs_center,
+                       buffers.cs_center,
+                       buffers_.gen_centerline,
+                       buffers.gen_centerline,
+                       first,
+                       config_.N_max,
+                       config_.num_points,
+                       stride};
+  ctx.for_each("TrackGen::pipeline::lane::scatter", static_cast<std::size_t>(lanes_) * stride, s);
+}
+
+template <class Space>
+void MaskedLane<Space>::round_chain(const LaunchContext<Space>& ctx, int r, const IntView& seed_buf, track_type& track,
+                                    const IntView& padded, PipelineBuffers<Space>& buffers) {
+  // Round r + 1 is needed only if round r is (count > (r + 1) * B implies
+  // count > r * B), so the chain is a no-op whenever round r's flag is 0.
+  ctx.skip_unless(round_flags_[static_cast<std::size_t>(r)], [&](const LaunchContext<Space>& c) {
+    run_round(c, r, seed_buf, track, padded, buffers);
+    if (r + 1 < rounds_) round_chain(c, r + 1, seed_buf, track, padded, buffers);
+  });
+}
+
+template <class Space>
 void MaskedLane<Space>::regenerate(const LaunchContext<Space>& ctx, const IntView& seed_buf, track_type& track,
                                    const IntView& padded, PipelineBuffers<Space>& buffers,
                                    const std::function<void(const LaunchContext<Space>&)>& whole_batch) {
-  for (int r = 0; r < rounds_; ++r) {
-    const int first = r * lanes_;
-    ctx.skip_unless(round_flags_[static_cast<std::size_t>(r)], [&](const LaunchContext<Space>& c) {
-      c.for_each("TrackGen::pipeline::lane::gather", static_cast<std::size_t>(lanes_),
-                 GatherSeeds<Space>{ids_, count_, seed_buf, seeds_, first});
-      generator_->generate(c, seeds_, buffers_.gen_centerline, buffers_.gen_valid);
-      run_pipeline(c, config_, buffers_, seeds_, track_);
-      const int stride = std::max(config_.N_max, config_.num_points);
-      ScatterRows<Space> s{ids_,
-                           count_,
-                           track_,
-                           track,
-                           padded,
-                           buffers_.cs_center,
-                           buffers.cs_center,
-                           buffers_.gen_centerline,
-                           buffers.gen_centerline,
-                           first,
-                           config_.N_max,
-                           config_.num_points,
-                           stride};
-      c.for_each("TrackGen::pipeline::lane::scatter", static_cast<std::size_t>(lanes_) * stride, s);
-    });
+  if constexpr (host_accessible_v<Space>) {
+    round_chain(ctx, 0, seed_buf, track, padded, buffers);  // up to 1024 rounds: stop at the first one not needed
+  } else {
+    for (int r = 0; r < rounds_; ++r) {  // 8 rounds: side by side, each its own conditional node
+      ctx.skip_unless(round_flags_[static_cast<std::size_t>(r)],
+                      [&](const LaunchContext<Space>& c) { run_round(c, r, seed_buf, track, padded, buffers); });
+    }
   }
   ctx.skip_unless(round_flags_[static_cast<std::size_t>(rounds_)], whole_batch);
 }

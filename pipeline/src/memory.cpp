@@ -110,7 +110,7 @@ std::size_t estimate_memory(const TrackGenConfig& config) {
   if (lanes < config.num_envs) {
     TrackGenConfig lane = config;
     lane.num_envs = lanes;
-    const std::size_t rounds = std::min((config.num_envs + lanes - 1) / lanes, detail::masked_lane_rounds);
+    const std::size_t rounds = std::min((config.num_envs + lanes - 1) / lanes, detail::masked_lane_rounds<Space>);
     b += E * i32 + i32 + (rounds + 1) * i32 + std::size_t(lanes) * i32 + PipelineBuffers<Space>::bytes_for(lane) +
          scratch(lane) + Track<typename Space::memory_space>::bytes_for(lanes, config.N_max);
   }

@@ -22,8 +22,9 @@
 // Its cost follows the masked envs, not the batch: the masked envs are listed on
 // the device and regenerated in rounds of masked_lane_envs() envs on a small
 // lane batch of their own (an env's track depends on its effective seed alone),
-// each round skipped on the device unless needed (8 rounds at most; more masked
-// envs than that regenerate the whole batch). A batch no larger than one round
+// each round skipped on the device unless needed (on a device 8 rounds at most,
+// and more masked envs than that regenerate the whole batch; on a host space the
+// rounds hold the whole batch). A batch no larger than one round
 // is regenerated whole. pre_relax_centerline() and generator_centerline() are
 // refreshed for the regenerated envs too.
 #pragma once
