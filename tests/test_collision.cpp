@@ -5,6 +5,7 @@
 #include "runtime_support.hpp"
 
 #include <trackgen/pipeline/track_generator.hpp>
+#include <trackgen/runtime/detail/border_grid.hpp>
 #include <trackgen/runtime/detail/grid_bounds.hpp>
 
 #include <algorithm>

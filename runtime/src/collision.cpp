@@ -74,7 +74,8 @@ CollisionChecker<Space>::CollisionChecker(Space space, const track_type& track, 
   contacts_.normal = detail::runtime_view<Vec2f>(s, "contact_normal", n);
   contacts_.boundary = detail::runtime_view<std::int32_t>(s, "contact_boundary", n);
   Kokkos::deep_copy(s, contacts_.boundary, -1);
-  border_grid_ = detail::make_border_grid(s, track.num_envs(), track.n_max());
+  border_grid_ =
+      std::make_shared<detail::BorderGrid<Space>>(detail::make_border_grid(s, track.num_envs(), track.n_max()));
   if (method_ == CollisionMethod::sdf) {
     const std::size_t R = static_cast<std::size_t>(grid_.resolution);
     sdf_.resolution = grid_.resolution;
@@ -119,7 +120,7 @@ template <class Space>
 const BoxContact<Space>& CollisionChecker<Space>::launch_query(const LaunchContext<Space>& ctx,
                                                                const BoxInputs<Space>& in) {
   if (method_ == CollisionMethod::segments) {
-    detail::query_segments(ctx, track_, border_grid_, in.position, in.orientation, in.half_extents, contacts_,
+    detail::query_segments(ctx, track_, *border_grid_, in.position, in.orientation, in.half_extents, contacts_,
                            max_boxes_);
   } else {
     detail::query_sdf(ctx, sdf_, in.position, in.orientation, in.half_extents, contacts_, max_boxes_);
@@ -136,15 +137,15 @@ template <class Space>
 void CollisionChecker<Space>::bake(const LaunchContext<Space>& ctx, const IntView& mask) {
   const std::string api = "trackgen::CollisionChecker::bake";
   detail::check_mask(api, mask, static_cast<std::size_t>(track_.num_envs()));
-  detail::build_border_grid(ctx, track_, border_grid_, mask);
+  detail::build_border_grid(ctx, track_, *border_grid_, mask);
   if (method_ == CollisionMethod::sdf) {
-    detail::bake_sdf(ctx, track_, border_grid_, grid_.padding.value_or(-1.0f), sdf_, mask);
+    detail::bake_sdf(ctx, track_, *border_grid_, grid_.padding.value_or(-1.0f), sdf_, mask);
   }
 }
 
-#define TRACKGEN_INSTANTIATE_COLLISION(S)                                                                     \
-  template struct BoxContact<S>;                                                                              \
-  template struct SignedDistanceField<S>;                                                                     \
+#define TRACKGEN_INSTANTIATE_COLLISION(S) \
+  template struct BoxContact<S>;          \
+  template struct SignedDistanceField<S>; \
   template class CollisionChecker<S>;
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_COLLISION)
 

@@ -41,16 +41,21 @@
 #include <trackgen/core/config.hpp>
 #include <trackgen/core/track.hpp>
 #include <trackgen/exec/launch_context.hpp>
-#include <trackgen/runtime/detail/border_grid.hpp>
 #include <trackgen/runtime/geometry.hpp>
 #include <trackgen/runtime/grid.hpp>
 #include <trackgen/runtime/inputs.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace trackgen {
+
+namespace detail {
+template <class Space>
+struct BorderGrid;  // internal: trackgen/runtime/detail/border_grid.hpp
+}  // namespace detail
 
 /// The collision backend.
 enum class CollisionMethod {
@@ -71,10 +76,10 @@ const char* to_string(CollisionMethod m);
 /// Contacts of every box, [E*B] each, overwritten in place by every query.
 template <class Space = Kokkos::DefaultExecutionSpace>
 struct BoxContact {
-  DView<std::int32_t, Space> oob;  ///< 1 if the box leaves the drivable band (or cuts a border)
-  DView<float, Space> distance;    ///< clearance (> 0 in bounds), - deepest penetration when out
-  DView<Vec2f, Space> nearest;     ///< closest border point
-  DView<Vec2f, Space> normal;      ///< unit normal there, pointing into the band
+  DView<std::int32_t, Space> oob;       ///< 1 if the box leaves the drivable band (or cuts a border)
+  DView<float, Space> distance;         ///< clearance (> 0 in bounds), - deepest penetration when out
+  DView<Vec2f, Space> nearest;          ///< closest border point
+  DView<Vec2f, Space> normal;           ///< unit normal there, pointing into the band
   DView<std::int32_t, Space> boundary;  ///< 0 inner, 1 outer, -1 inactive or degenerate
 
   /// An independent deep copy.
@@ -129,8 +134,8 @@ class CollisionChecker {
   /// Per-call mode. ConfigError in bound mode or for a View of another extent.
   const BoxContact<Space>& query(const Vec3View& position, const QuatView& orientation, const Vec2View& half_extents);
   /// Per-call mode on `ctx`.
-  const BoxContact<Space>& query(const LaunchContext<Space>& ctx, const Vec3View& position,
-                                 const QuatView& orientation, const Vec2View& half_extents);
+  const BoxContact<Space>& query(const LaunchContext<Space>& ctx, const Vec3View& position, const QuatView& orientation,
+                                 const Vec2View& half_extents);
 
   /// Rebuilds the border grids from the Track (after it changed), and for the
   /// sdf backend bakes the field again.
@@ -142,8 +147,9 @@ class CollisionChecker {
   const BoxContact<Space>& contacts() const { return contacts_; }
   /// The baked field (sdf backend; empty Views for segments).
   const SignedDistanceField<Space>& sdf() const { return sdf_; }
-  /// The border grids (internal layout, docs/algorithms.md#border-grid).
-  const detail::BorderGrid<Space>& border_grid() const { return border_grid_; }
+  /// The border grids (internal: trackgen/runtime/detail/border_grid.hpp,
+  /// docs/algorithms.md#border-grid).
+  const detail::BorderGrid<Space>& border_grid() const { return *border_grid_; }
   /// The backend.
   CollisionMethod method() const { return method_; }
   /// Boxes per env B.
@@ -154,8 +160,7 @@ class CollisionChecker {
   const Space& space() const { return ctx_.space(); }
 
  private:
-  const BoxContact<Space>& launch_query(const LaunchContext<Space>& ctx,
-                                        const BoxInputs<Space>& in);
+  const BoxContact<Space>& launch_query(const LaunchContext<Space>& ctx, const BoxInputs<Space>& in);
 
   LaunchContext<Space> ctx_;
   track_type track_;
@@ -164,7 +169,8 @@ class CollisionChecker {
   GridOptions grid_;
   BoxContact<Space> contacts_;
   SignedDistanceField<Space> sdf_;
-  detail::BorderGrid<Space> border_grid_;
+  // Shared, as the Views are: a copy of the checker reads the same grids.
+  std::shared_ptr<detail::BorderGrid<Space>> border_grid_;
   BoundInputs<BoxInputs<Space>> inputs_;
 };
 

@@ -1,0 +1,20 @@
+# ctest headers.public_self_contained: the installed API headers (every header
+# outside a detail/ folder; CMakeLists.txt installs include/ without detail/)
+# include no detail/ header, which an installed package would lack.
+# Usage: cmake -DROOT=<source dir> -P check-public-headers.cmake
+file(GLOB_RECURSE headers RELATIVE "${ROOT}" "${ROOT}/include/trackgen/*.hpp" "${ROOT}/*/include/trackgen/*.hpp")
+set(bad "")
+foreach(h IN LISTS headers)
+  if(h MATCHES "/detail/")
+    continue()
+  endif()
+  file(STRINGS "${ROOT}/${h}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]trackgen/.*detail/")
+  foreach(line IN LISTS lines)
+    string(APPEND bad "\n  ${h}: ${line}")
+  endforeach()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "installed headers include internal detail/ headers, which are not installed:${bad}")
+endif()
+list(LENGTH headers n)
+message(STATUS "${n} headers checked: no installed header includes a detail/ header")
