@@ -28,6 +28,9 @@
 #include <immintrin.h>
 #else
 #define TRACKGEN_X86_VARIANTS 0
+#if TRACKGEN_HOST_LANES && defined(__SSE2__)
+#include <xmmintrin.h>  // the baseline copy's lane mask bits (_mm_movemask_ps; clang builds)
+#endif
 #endif
 
 #if TRACKGEN_HOST_LANES
