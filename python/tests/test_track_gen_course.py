@@ -70,8 +70,15 @@ def test_track_course_step_equals_the_utilities():
             snap.center.numpy()[e * n : (e + 1) * n], track.center.numpy()[e * n : (e + 1) * n], equal_nan=True
         )
         assert same == (e != 2)
+    # A standalone segments checker on the course's track sees its regenerations.
+    own = CollisionChecker(track, 1)
     course.generate(seeds=np.arange(100, 100 + E, dtype=np.int32))
     assert course.rng.seeds_warp.numpy().tolist() == list(range(100, 100 + E))
+    pos[:] = np.stack([track.points(e)[0] for e in range(E)])
+    course.step()
+    got = own.query(pos, rot, he)
+    assert np.array_equal(got.distance.numpy(), r.contacts.distance.numpy(), equal_nan=True)
+    assert (got.oob.numpy()[track.valid.numpy().astype(bool)] == 0).all()
 
 
 def test_track_course_with_sdf_heightfield_and_localizer():

@@ -109,6 +109,45 @@ def test_collision_segments_by_hand(circle):
         CollisionChecker(t, 0)
 
 
+def test_collision_segments_sees_every_change_of_the_track(circle):
+    """The original's contract: a segments checker needs no refresh after a
+    regeneration. Its border grids are rebuilt at the first query after the
+    track changed (generate(), the Arrays' writes, mark_changed())."""
+    cfg = track_gen.TrackGenConfig(num_envs=16, generator="bezier", device="cpu")
+    rng = track_gen.PerEnvSeededRNG(seeds=0, num_envs=16, device="cpu")
+    gen = track_gen.TrackGenerator(cfg, rng)
+    track = gen.generate()
+
+    def on_the_centerlines():
+        return track.center.numpy().reshape(16, -1, 3)[:, 0].copy()
+
+    pos, rot, he = box_inputs(on_the_centerlines())
+    cc = CollisionChecker(track, 1, position=pos, orientation=rot, half_extents=he)
+    assert cc.query().oob.numpy().tolist() == [0] * 16
+    for first in (1000, 2000):
+        rng.set_seeds_warp(np.arange(first, first + 16, dtype=np.int32))
+        gen.generate()
+        pos[:] = on_the_centerlines()
+        got = cc.query()
+        fresh = CollisionChecker(track, 1).query(pos, rot, he)
+        assert got.oob.numpy().tolist() == [0] * 16
+        for field in ("oob", "distance", "nearest", "normal", "boundary"):
+            assert np.array_equal(getattr(got, field).numpy(), getattr(fresh, field).numpy()), field
+
+    # A track built from arrays: writes through its Arrays, and mark_changed()
+    # after writing the caller's own arrays.
+    t, a = circle
+    pos, rot, he = box_inputs([at(0.0, 1.15), at(0.0, 1.15)])
+    cc = CollisionChecker(t, 1, position=pos, orientation=rot, half_extents=he)
+    assert cc.query().oob.numpy().tolist() == [1, 1]  # outside the outer border (radius 1.1)
+    wide = a["outer"][:N] * np.float32([1.2 / 1.1, 1.2 / 1.1, 1])
+    t.outer[:N] = wide  # env 0's outer border at radius 1.2
+    assert cc.query().oob.numpy().tolist() == [0, 1]
+    a["outer"][N_MAX : N_MAX + N] = wide  # env 1's, into the caller's array
+    t.mark_changed()
+    assert cc.query().oob.numpy().tolist() == [0, 0]
+
+
 def test_collision_sdf_agrees_with_segments(circle):
     t, _ = circle
     pos, rot, he = box_inputs([at(0.7), at(2.0, 1.3)])

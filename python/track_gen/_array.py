@@ -58,10 +58,11 @@ class Array:
     thread may see it change; copy with ``numpy().copy()`` (or the result's
     ``clone()``) to keep values."""
 
-    __slots__ = ("_np", "_dtype", "_vec", "__weakref__")
+    __slots__ = ("_np", "_dtype", "_vec", "_owner", "__weakref__")
 
-    def __init__(self, data: np.ndarray, dtype: Any = None) -> None:
+    def __init__(self, data: np.ndarray, dtype: Any = None, owner: Any = None) -> None:
         self._np = data
+        self._owner = owner  # the batch (Track, GateSequence) whose field this is: writes mark it changed
         if dtype is None:
             dtype = _VEC_BY_LENGTH[data.shape[1]] if data.ndim == 2 else data.dtype
         self._dtype = dtype
@@ -124,14 +125,17 @@ class Array:
         if a.shape != self._np.shape:
             raise ValueError(f"track_gen.Array.assign: src must have shape {self._np.shape}, got {a.shape}")
         self._np[...] = a
+        self._changed()
 
     def zero_(self) -> None:
         """Writes zeros into every entry."""
         self._np[...] = 0
+        self._changed()
 
     def fill_(self, value: Any) -> None:
         """Writes ``value`` (a scalar, or one vector) into every entry."""
         self._np[...] = value
+        self._changed()
 
     def __len__(self) -> int:
         return self._np.shape[0]
@@ -141,6 +145,11 @@ class Array:
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._np[index] = value
+        self._changed()
+
+    def _changed(self) -> None:
+        if self._owner is not None:
+            self._owner.mark_changed()
 
     def __iter__(self):
         return iter(self._np)

@@ -63,6 +63,7 @@ class _Batch:
         self._n = native
         self._keep = keep  # the caller's arrays the native fields alias
         self._arrays = {}
+        self._revision = 0  # counts the writes utilities must see (mark_changed)
 
     @classmethod
     def _wrap(cls, native: Any):
@@ -73,8 +74,17 @@ class _Batch:
     def _field(self, name: str) -> Array:
         a = self._arrays.get(name)
         if a is None:
-            a = self._arrays[name] = Array(getattr(self._n, name))
+            a = self._arrays[name] = Array(getattr(self._n, name), owner=self)
         return a
+
+    def mark_changed(self) -> None:
+        """Tells the utilities built on this batch that its values changed.
+        ``generate()`` and the writes through its Arrays (``a[i] = ...``,
+        ``assign()``, ``zero_()``, ``fill_()``) call it; call it yourself after
+        writing through a numpy view (``numpy()``, ``np.asarray``, DLPack) or
+        into your own arrays that a batch built from arrays uses. A segments
+        CollisionChecker rebuilds its border grids at its next query after it."""
+        self._revision += 1
 
     @property
     def num_envs(self) -> int:

@@ -119,6 +119,7 @@ class TrackGenerator(_Generator):
     def generate(self, num_or_ids: Any = None) -> Track:
         """Generates the batch of the rng's current seeds into the (same) Track."""
         self._run(num_or_ids)
+        self._track.mark_changed()
         return self._track
 
     def __repr__(self) -> str:
@@ -164,6 +165,7 @@ class GateGenerator(_Generator):
     def generate(self, num: Any = None) -> GateSequence:
         """Generates the batch of the rng's current seeds into the (same) GateSequence."""
         self._run(num)
+        self._gates.mark_changed()
         return self._gates
 
     def __repr__(self) -> str:

@@ -56,6 +56,9 @@ class _BoxQueries:
         if all(given):
             self.bind_inputs(position, orientation, half_extents)
 
+    def _before_query(self) -> None:
+        pass
+
     def bind_inputs(self, position: Any, orientation: Any, half_extents: Any) -> None:
         """Bound mode: every ``query()`` reads these ``[E*max_boxes]`` arrays in place
         (C-contiguous float32: vec3f, quatf, vec2f; kept alive by the checker)."""
@@ -69,6 +72,7 @@ class _BoxQueries:
     def query(self, position: Any = None, orientation: Any = None, half_extents: Any = None):
         """The contacts of the bound boxes (no arguments), or of the boxes given
         (per-call mode; all three). Returns the same result object every call."""
+        self._before_query()
         if position is None and orientation is None and half_extents is None:
             self._c.query()
             return self.contacts
@@ -93,6 +97,11 @@ class CollisionChecker(_BoxQueries):
     (a signed distance field per env baked here; ``bake()`` after a
     regeneration). The track is aliased. ``query()`` returns the BoxContact
     (``contacts``, the same object every call).
+
+    The segments method reads a grid of the border segments near each place
+    (built here). Its first query after the track changed rebuilds it: after
+    a ``generate()`` or a write through the track's Arrays; after writing the
+    points any other way, call ``track.mark_changed()``.
     """
 
     _api = "track_gen.collision.CollisionChecker"
@@ -122,10 +131,16 @@ class CollisionChecker(_BoxQueries):
         self.method = method
         self._n = track.num_envs * max_boxes
         self._c = _trackgen._CollisionChecker(track._n, max_boxes, method, sdf_resolution, sdf_padding)
+        self._grid_revision = track._revision  # the track's revision the border grids were built from
         arrays = self._c.arrays()
         self.contacts = results_from(BoxContact, arrays)
         self.sdf = results_from(Result, arrays, "sdf.", resolution=sdf_resolution) if method == "sdf" else None
         self._bind_given(position, orientation, half_extents)
+
+    def _before_query(self) -> None:
+        if self.method == "segments" and self.track._revision != self._grid_revision:
+            self._c.bake()  # the border grids, from the changed track
+            self._grid_revision = self.track._revision
 
     def bake(self) -> None:
         """Re-bakes the signed distance field from the track (sdf method; ValueError for segments)."""

@@ -311,7 +311,14 @@ class Course:
             else:
                 self._c.generate_seeds(s)
         self._generated = True
+        self._changed()
         return self._output
+
+    def _changed(self) -> None:
+        """Marks the regenerated batches changed, for the utilities a user built on them."""
+        self._output.mark_changed()
+        if self.course_line is not None:
+            self.course_line.track.mark_changed()
 
     def step(self) -> StepResult:
         """Progress, collision and localization of the bound agents (RuntimeError
@@ -333,6 +340,7 @@ class Course:
         if mask is None:
             raise ValueError(f"{self._api}.regenerate: mask is required ([E] int32 or bool)")
         self._c.regenerate(_mask(mask, f"{self._api}.regenerate", self.num_envs), bool(advance))
+        self._changed()
         return self._output
 
     def __repr__(self) -> str:
