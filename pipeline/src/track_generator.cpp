@@ -142,26 +142,29 @@ void TrackGenerator<Space>::enqueue_body(const LaunchContext<Space>& ctx) {
   // its effective seed alone, so the last window, moved back to end at env
   // E - 1, rewrites the envs it shares with the one before with the same bits.
   const int windows = (E + window_ - 1) / window_;
-  if (parts_ == 1) {
-    for (int k = 0; k < windows; ++k) run_window(ctx, *generators_[0], *buffers_, std::min(k * window_, E - window_));
-    return;
+  // (Window threads exist on host spaces only: parts_ is 1 on a device.)
+  if constexpr (compat::has_thread_partitions<Space>()) {
+    if (parts_ > 1) {
+      // Each window thread takes the next window, runs it and takes another. The
+      // last window, when it shares envs with the one before, goes with that one,
+      // so that no two threads write an env at once. One node when recorded.
+      ctx.as_one_node([this, E, windows](const LaunchContext<Space>& c) {
+        const int claims = windows * window_ > E ? windows - 1 : windows;
+        std::atomic<int> next{0};
+        detail::run_parts(partitions_, c.space(), [&](const int p, const int n, const Space& space) {
+          const PipelineBuffers<Space> part = buffers_->part(p, n);
+          const LaunchContext<Space> pc(space);
+          for (int k; (k = next.fetch_add(1, std::memory_order_relaxed)) < claims;) {
+            for (int w = k; w < (k + 1 == claims ? windows : k + 1); ++w) {
+              run_window(pc, *generators_[static_cast<std::size_t>(p)], part, std::min(w * window_, E - window_));
+            }
+          }
+        });
+      });
+      return;
+    }
   }
-  // Each window thread takes the next window, runs it and takes another. The
-  // last window, when it shares envs with the one before, goes with that one,
-  // so that no two threads write an env at once. One node when recorded.
-  ctx.as_one_node([this, E, windows](const LaunchContext<Space>& c) {
-    const int claims = windows * window_ > E ? windows - 1 : windows;
-    std::atomic<int> next{0};
-    detail::run_parts(partitions_, c.space(), [&](const int p, const int n, const Space& space) {
-      const PipelineBuffers<Space> part = buffers_->part(p, n);
-      const LaunchContext<Space> pc(space);
-      for (int k; (k = next.fetch_add(1, std::memory_order_relaxed)) < claims;) {
-        for (int w = k; w < (k + 1 == claims ? windows : k + 1); ++w) {
-          run_window(pc, *generators_[static_cast<std::size_t>(p)], part, std::min(w * window_, E - window_));
-        }
-      }
-    });
-  });
+  for (int k = 0; k < windows; ++k) run_window(ctx, *generators_[0], *buffers_, std::min(k * window_, E - window_));
 }
 
 template <class Space>
