@@ -83,7 +83,8 @@ sed -e 's/@PROJECT_VERSION_MAJOR@/0/; s/@PROJECT_VERSION_MINOR@/0/; s/@PROJECT_V
 
 flags=(-x cu -std=c++20 -arch=sm_90 --extended-lambda -Wext-lambda-captures-this
        -Xcompiler=-Wall,-Wextra -DTRACKGEN_HAS_CUDA_EXECUTOR=1
-       -isystem "$hdrs" -I"$out/generated" -I"$here/include" -I"$here/exec/cuda/include" -I"$here/tests")
+       -isystem "$hdrs" -I"$out/generated" -I"$here/include" -I"$here/exec/cuda/include" -I"$here/tests"
+       -I"$here/pipeline/src")  # the tests' include folders (tests/CMakeLists.txt)
 for layer in core exec generators pipeline metrics runtime; do flags+=(-I"$here/$layer/include"); done
 units=("$here/tests/cuda/test_kokkos_cuda_exec.cpp" "$here/tests/test_exec.cpp"
        "$here/tests/test_track_generator_exec.cpp" "$here"/{core,exec,generators,pipeline,metrics,runtime}/src/*.cpp)
