@@ -4,6 +4,7 @@ conversion of user inputs (numpy arrays, anything with ``__array__`` or
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Optional
 
 import numpy as np
@@ -62,7 +63,9 @@ class Array:
 
     def __init__(self, data: np.ndarray, dtype: Any = None, owner: Any = None) -> None:
         self._np = data
-        self._owner = owner  # the batch (Track, GateSequence) whose field this is: writes mark it changed
+        # The batch (Track, GateSequence) whose field this is, weakly (the batch
+        # holds its Arrays): writes mark it changed.
+        self._owner = None if owner is None else weakref.ref(owner)
         if dtype is None:
             dtype = _VEC_BY_LENGTH[data.shape[1]] if data.ndim == 2 else data.dtype
         self._dtype = dtype
@@ -148,8 +151,9 @@ class Array:
         self._changed()
 
     def _changed(self) -> None:
-        if self._owner is not None:
-            self._owner.mark_changed()
+        owner = None if self._owner is None else self._owner()
+        if owner is not None:
+            owner.mark_changed()
 
     def __iter__(self):
         return iter(self._np)
