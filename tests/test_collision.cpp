@@ -169,15 +169,18 @@ TEMPLATE_TEST_CASE("CollisionChecker sdf: the square band within a texel of the 
 TEMPLATE_TEST_CASE("CollisionChecker sdf: the bake gives the field of a plain scan, bit for bit",
                    "[runtime][collision]", TRACKGEN_TEST_SPACES) {
   using Space = TestType;
+  // R = 24: super blocks of 2 x 2 blocks and blocks with too many candidates
+  // (split down to single texels) and partial blocks at the edges; 128: the
+  // default resolution.
+  const int R = GENERATE(24, 64, 128);
   for (const std::string generator : {"bezier", "hull", "polar", "voronoi", "checkpoint"}) {
-    DYNAMIC_SECTION(generator) {
+    DYNAMIC_SECTION(generator << " R=" << R) {
       TrackGenConfig cfg;
       cfg.generator = generator;
       cfg.num_envs = 2;
       TrackGenerator<Space> gen(cfg, SeedState<Space>(cfg.num_envs, 17));
       const auto& track = gen.generate();
       const auto h = track.to_host();
-      constexpr int R = 64;
       CollisionChecker<Space> sdf(Space(), track, 1, CollisionMethod::sdf, GridOptions{R, std::nullopt});
       const auto phi = tt::to_vector(sdf.sdf().phi);
       const auto bid = tt::to_vector(sdf.sdf().boundary);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <trackgen/core/compat.hpp>
+#include <trackgen/core/detail/host_clones.hpp>
 #include <trackgen/core/errors.hpp>
 #include <trackgen/core/geometry.hpp>
 #include <trackgen/core/spaces.hpp>
@@ -21,16 +22,6 @@ namespace trackgen::detail {
 #define TRACKGEN_HOST_LANES 1
 #else
 #define TRACKGEN_HOST_LANES 0
-#endif
-
-// A host function compiled once per x86-64 instruction-set level (AVX-512,
-// AVX2, the baseline), the level picked when the program loads (GCC's
-// target_clones): for host loops that vectorize and give the same results at
-// every width (no contraction: -ffp-contract=off).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
-#define TRACKGEN_HOST_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define TRACKGEN_HOST_CLONES
 #endif
 
 /// Arrays of PipelineBuffers::relax_bead_stride() int32 words per scratch unit

@@ -1,4 +1,5 @@
 // The sdf backend of CollisionChecker: bake and query (see collision.hpp).
+#include <trackgen/core/detail/host_clones.hpp>
 #include <trackgen/runtime/detail/collision_kernels.hpp>
 #include <trackgen/runtime/detail/common.hpp>
 #include <trackgen/runtime/detail/grid_bounds.hpp>
@@ -9,6 +10,9 @@ namespace {
 template <class Space>
 using TeamMember = typename Kokkos::TeamPolicy<Space>::member_type;
 
+/// +infinity (the start of a least square).
+KOKKOS_INLINE_FUNCTION constexpr float infinityf() { return __builtin_inff(); }
+
 /// The distance from q to segment [a, a + ab] (l2 = |ab|^2) as the bakes
 /// have always computed it (nearest_on_polyline), so that every texel keeps
 /// its bits.
@@ -17,49 +21,98 @@ KOKKOS_INLINE_FUNCTION float texel_distance(Vec2f q, Vec2f a, Vec2f ab, float l2
   return length(q - (a + u * ab));
 }
 
-/// A segment that may be the nearest to some texel of a block.
+/// A segment [a, a + ab] that may be the nearest to some texel of a block.
 struct Candidate {
   Vec2f a, ab;
-  float l2, lower2;  // |ab|^2; squared gap between its box and the block's
+  float l2;      // |ab|^2
+  ChunkBox box;  // its bounding box (segment_box of its end points)
   int border;
 };
 
-/// Candidates a block holds at most (a block needing more is split).
+/// Candidates a block of 8 x 8 texels holds at most (a block needing more is
+/// split), and a super block of 2 x 2 blocks (one needing more gathers block
+/// by block).
 inline constexpr int max_candidates = 48;
+inline constexpr int max_super_candidates = 128;
 
-/// The grid walk of a block of texels (the box of their centres): gathers
+/// The largest squared distance from a corner of `area` to point a: a bound
+/// on that to the segment starting at a (every vertex starts one), up to
+/// roundings the slack of cannot_improve covers.
+KOKKOS_INLINE_FUNCTION float farthest2(const ChunkBox& area, Vec2f a) {
+  const float dx = kmath::max(kmath::fabs(a.x - area.lo.x), kmath::fabs(a.x - area.hi.x));
+  const float dy = kmath::max(kmath::fabs(a.y - area.lo.y), kmath::fabs(a.y - area.hi.y));
+  return dx * dx + dy * dy;
+}
+
+/// The grid walk of an area of texels (the box of their centres): gathers
 /// every segment that may be the nearest to one of them. upper2 is the least,
-/// over the segments read, of the largest squared distance from a corner of
-/// the box to the segment: every texel has a segment within it, so a segment
-/// farther than that from the box is nobody's nearest.
+/// over the segments read, of farthest2 of their start: every texel has a
+/// segment within it, so a segment farther than that from the area is
+/// nobody's nearest.
 struct GatherBlock {
   ChunkBox area;
   float tol;
   Candidate* out;
+  int capacity;
   int n = 0;
   bool overflow = false;
   float upper2 = 3e38f;
 
   KOKKOS_FUNCTION void operator()(int b, int, Vec2f a, Vec2f c, const ChunkBox& box) {
-    const float lower2 = box_gap2(box, area);
-    if (overflow || cannot_improve(lower2, upper2, tol)) return;
-    const Vec2f ab = c - a;
-    const float l2 = length_sq(ab);
-    float far2 = 0.0f;
-    const Vec2f corner[4] = {area.lo, {area.hi.x, area.lo.y}, area.hi, {area.lo.x, area.hi.y}};
-    for (int k = 0; k < 4; ++k) {
-      const float d = texel_distance(corner[k], a, ab, l2);
-      far2 = kmath::max(far2, d * d);
-    }
-    upper2 = kmath::min(upper2, far2);
-    if (n == max_candidates) {
+    if (overflow || cannot_improve(box_gap2(box, area), upper2, tol)) return;
+    upper2 = kmath::min(upper2, farthest2(area, a));
+    if (n == capacity) {
       overflow = true;
       return;
     }
-    out[n++] = Candidate{a, ab, l2, lower2, b};
+    out[n++] = Candidate{a, c - a, length_sq(c - a), box, b};
   }
   KOKKOS_FUNCTION float reach2() const { return overflow ? 0.0f : upper2; }
 };
+
+/// The fields of gathered candidates that select() reads, side by side (a
+/// loop over them vectorizes): the start and the bounding box of each.
+struct Lanes {
+  float ax[max_super_candidates], ay[max_super_candidates];
+  float lox[max_super_candidates], loy[max_super_candidates], hix[max_super_candidates], hiy[max_super_candidates];
+
+  KOKKOS_FUNCTION void set(int k, const Candidate& c) {
+    ax[k] = c.a.x, ay[k] = c.a.y;
+    lox[k] = c.box.lo.x, loy[k] = c.box.lo.y, hix[k] = c.box.hi.x, hiy[k] = c.box.hi.y;
+  }
+};
+
+/// far2[k] = farthest2(area, a of candidate k), gap2[k] = box_gap2(its box,
+/// area), for k < n (per instruction-set level on a host).
+TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void lane_bounds(const Lanes& l, int n, const ChunkBox& area,
+                                                             float* __restrict__ far2, float* __restrict__ gap2) {
+  for (int k = 0; k < n; ++k) {
+    const float fx = kmath::max(kmath::fabs(l.ax[k] - area.lo.x), kmath::fabs(l.ax[k] - area.hi.x));
+    const float fy = kmath::max(kmath::fabs(l.ay[k] - area.lo.y), kmath::fabs(l.ay[k] - area.hi.y));
+    far2[k] = fx * fx + fy * fy;
+    const float gx = kmath::max(kmath::max(l.lox[k] - area.hi.x, area.lo.x - l.hix[k]), 0.0f);
+    const float gy = kmath::max(kmath::max(l.loy[k] - area.hi.y, area.lo.y - l.hiy[k]), 0.0f);
+    gap2[k] = gx * gx + gy * gy;
+  }
+}
+
+/// The indices (into keep) of the candidates that may be the nearest to a
+/// texel of `area`, in their order: the bound of GatherBlock over every
+/// candidate, then each candidate's gap to the area against it. Given every
+/// segment that may be the nearest to a texel of an area holding `area`, it
+/// keeps every one that may be for `area`; returns how many.
+KOKKOS_INLINE_FUNCTION int select(const Lanes& l, int n, const ChunkBox& area, float tol, std::uint8_t* keep) {
+  float far2[max_super_candidates], gap2[max_super_candidates];
+  lane_bounds(l, n, area, far2, gap2);
+  float upper[4] = {3e38f, 3e38f, 3e38f, 3e38f};  // four chains (the least of finite values in any order)
+  for (int k = 0; k < n; ++k) upper[k % 4] = kmath::min(upper[k % 4], far2[k]);
+  const float upper2 = kmath::min(kmath::min(upper[0], upper[1]), kmath::min(upper[2], upper[3]));
+  int kept = 0;
+  for (int k = 0; k < n; ++k) {
+    if (!cannot_improve(gap2[k], upper2, tol)) keep[kept++] = static_cast<std::uint8_t>(k);
+  }
+  return kept;
+}
 
 /// The grid walk of one texel: its distance to each border, read from the
 /// segments that may be nearer than the nearest so far.
@@ -80,8 +133,9 @@ struct NearestOfTexel {
   }
 };
 
-/// One team per env: the distances block by block (texels of 8 x 8, split
-/// when a block has too many candidates), then the signs row by row.
+/// One team per env: the distances block by block (texels of 8 x 8, the
+/// candidates gathered once per 2 x 2 blocks; a block with too many is
+/// split), then the signs row by row.
 /// Each texel gets the distance to the nearer border and whether it lies
 /// inside the band (the outer border's crossing count odd, the inner one's
 /// even), bitwise as a scan of every segment computes them.
@@ -104,63 +158,104 @@ struct BakeSdf {
     std::int8_t* bid;
   };
 
-  /// d[k] = min(d[k], the distance from texel k (qx[k], qy[k]) to candidate c)
-  /// for k < texels, each distance as texel_distance computes it, in a loop a
-  /// compiler vectorizes.
-  KOKKOS_FUNCTION static void nearer(const float* __restrict__ qx, const float* __restrict__ qy, int texels,
-                                     const Candidate& c, float* __restrict__ d) {
-    const float ax = c.a.x, ay = c.a.y, abx = c.ab.x, aby = c.ab.y, l2 = c.l2;
-    if (l2 <= 1e-12f) {  // u = 0
-      for (int k = 0; k < texels; ++k) {
-        const float ex = qx[k] - (ax + 0.0f * abx), ey = qy[k] - (ay + 0.0f * aby);
-        const float dist = kmath::sqrt(ex * ex + ey * ey);
-        d[k] = dist < d[k] ? dist : d[k];
+  /// Texels per side of a block, and a block's texels at most.
+  static constexpr int block_side = 8, block_texels = block_side * block_side;
+
+  /// The distance of a least square (started at +inf): the texel's distance
+  /// to the border, or 3e38 (as a scan that found none) when no candidate
+  /// gave a finite square.
+  KOKKOS_FUNCTION static float distance(float d2) { return d2 < infinityf() ? kmath::sqrt(d2) : 3.0e38f; }
+
+  /// phi[k] and bid[k] of each texel k (qx[k], qy[k]) of a block from the
+  /// candidates cand[keep[0..n)]: per border the least squared distance, each
+  /// the square texel_distance roots, candidate by candidate over the texels
+  /// (loops a compiler vectorizes; compiled per instruction-set level on a
+  /// host), then its root. A correctly rounded root is monotonic, so the root
+  /// of the least square is the least distance texel_distance gives, bit for
+  /// bit, at one root per texel and border.
+  TRACKGEN_HOST_CLONES KOKKOS_FUNCTION static void nearest(const float* __restrict__ qx,
+                                                           const float* __restrict__ qy, const Candidate* cand,
+                                                           const std::uint8_t* keep, int n, float* __restrict__ phi,
+                                                           std::int8_t* __restrict__ bid) {
+    float least[2][block_texels];
+    for (int k = 0; k < block_texels; ++k) least[0][k] = least[1][k] = infinityf();
+    for (int j = 0; j < n; ++j) {
+      const Candidate& c = cand[keep[j]];
+      float* __restrict__ d2 = least[c.border];
+      const float ax = c.a.x, ay = c.a.y, abx = c.ab.x, aby = c.ab.y, l2 = c.l2;
+      if (l2 <= 1e-12f) {  // u = 0
+        for (int k = 0; k < block_texels; ++k) {
+          const float ex = qx[k] - (ax + 0.0f * abx), ey = qy[k] - (ay + 0.0f * aby);
+          const float s = ex * ex + ey * ey;
+          d2[k] = s < d2[k] ? s : d2[k];
+        }
+        continue;
       }
-      return;
+      for (int k = 0; k < block_texels; ++k) {
+        float u = ((qx[k] - ax) * abx + (qy[k] - ay) * aby) / l2;
+        u = 0.0f > u ? 0.0f : u;  // kmath::clamp(u, 0, 1), as max and min instructions
+        u = 1.0f < u ? 1.0f : u;
+        const float ex = qx[k] - (ax + u * abx), ey = qy[k] - (ay + u * aby);
+        const float s = ex * ex + ey * ey;
+        d2[k] = s < d2[k] ? s : d2[k];
+      }
     }
-    for (int k = 0; k < texels; ++k) {
-      float u = ((qx[k] - ax) * abx + (qy[k] - ay) * aby) / l2;
-      u = 0.0f > u ? 0.0f : u;  // kmath::clamp(u, 0, 1), as max and min instructions
-      u = 1.0f < u ? 1.0f : u;
-      const float ex = qx[k] - (ax + u * abx), ey = qy[k] - (ay + u * aby);
-      const float dist = kmath::sqrt(ex * ex + ey * ey);
-      d[k] = dist < d[k] ? dist : d[k];
+    for (int k = 0; k < block_texels; ++k) {
+      const float inner = distance(least[0][k]), outer = distance(least[1][k]);
+      phi[k] = inner < outer ? inner : outer;  // kmath::min
+      bid[k] = inner <= outer ? 0 : 1;
     }
   }
 
-  /// Writes the distance and nearer border of every texel of [x0, x1) x
-  /// [y0, y1) from its candidates; false (nothing written) when it has too
-  /// many.
-  KOKKOS_FUNCTION static bool block(const Env& v, int x0, int x1, int y0, int y1) {
-    const Vec2f c0 = texel_center(y0 * v.res + x0, v.res, v.lo, v.hi);
-    const Vec2f c1 = texel_center((y1 - 1) * v.res + x1 - 1, v.res, v.lo, v.hi);
-    Candidate cand[max_candidates];
-    GatherBlock gather{ChunkBox{c0, c1}, v.g.tol, cand};
-    walk_cells(v.g, v.cells, v.refs, v.borders, v.m, gather.area, v.g.tol, gather);
-    if (gather.overflow) return false;
-    int n = 0;
-    for (int k = 0; k < gather.n; ++k) {
-      if (!cannot_improve(cand[k].lower2, gather.upper2, v.g.tol)) cand[n++] = cand[k];
-    }
-    // Candidate by candidate over the block's texels.
-    constexpr int most = block_side * block_side;
+  /// The area of [x0, x1) x [y0, y1): the box of its texels' centres.
+  KOKKOS_FUNCTION static ChunkBox area(const Env& v, int x0, int x1, int y0, int y1) {
+    return {texel_center(y0 * v.res + x0, v.res, v.lo, v.hi), texel_center((y1 - 1) * v.res + x1 - 1, v.res, v.lo, v.hi)};
+  }
+
+  /// Gathers into `out` the segments that may be the nearest to a texel of
+  /// [x0, x1) x [y0, y1): how many, or -1 when there are more than `capacity`.
+  KOKKOS_FUNCTION static int gather(const Env& v, int x0, int x1, int y0, int y1, Candidate* out, int capacity) {
+    GatherBlock g{area(v, x0, x1, y0, y1), v.g.tol, out, capacity};
+    walk_cells(v.g, v.cells, v.refs, v.borders, v.m, g.area, v.g.tol, g);
+    return g.overflow ? -1 : g.n;
+  }
+
+  /// Writes the distance and nearer border of every texel of the block
+  /// [x0, x1) x [y0, y1) (at most block_side per side) from the candidates
+  /// cand[keep[0..n)], candidate by candidate over the block's texels.
+  KOKKOS_FUNCTION static void evaluate(const Env& v, int x0, int x1, int y0, int y1, const Candidate* cand,
+                                       const std::uint8_t* keep, int n) {
     const int w = x1 - x0, texels = w * (y1 - y0);
-    float qx[most], qy[most], d0[most], d1[most];
+    float px[block_side], qx[block_texels], qy[block_texels], phi[block_texels];
+    std::int8_t bid[block_texels];
     const float r = static_cast<float>(v.res);
-    for (int y = y0, k = 0; y < y1; ++y) {  // texel_center's coordinates, row by row
-      const float fy = (static_cast<float>(y) + 0.5f) / r, py = v.lo.y + fy * (v.hi.y - v.lo.y);
-      for (int x = x0; x < x1; ++x, ++k) {
-        const float fx = (static_cast<float>(x) + 0.5f) / r;
-        qx[k] = v.lo.x + fx * (v.hi.x - v.lo.x), qy[k] = py, d0[k] = 3.0e38f, d1[k] = 3.0e38f;
-      }
+    for (int x = x0; x < x1; ++x) {  // texel_center's coordinates
+      const float fx = (static_cast<float>(x) + 0.5f) / r;
+      px[x - x0] = v.lo.x + fx * (v.hi.x - v.lo.x);
     }
-    for (int c = 0; c < n; ++c) nearer(qx, qy, texels, cand[c], cand[c].border == 0 ? d0 : d1);
     for (int y = y0, k = 0; y < y1; ++y) {
-      for (int x = x0; x < x1; ++x, ++k) {
-        v.phi[y * v.res + x] = kmath::min(d0[k], d1[k]);
-        v.bid[y * v.res + x] = d0[k] <= d1[k] ? 0 : 1;
-      }
+      const float fy = (static_cast<float>(y) + 0.5f) / r, py = v.lo.y + fy * (v.hi.y - v.lo.y);
+      for (int x = 0; x < w; ++x, ++k) qx[k] = px[x], qy[k] = py;
     }
+    for (int k = texels; k < block_texels; ++k) qx[k] = qx[0], qy[k] = qy[0];  // a partial block: unused
+    nearest(qx, qy, cand, keep, n, phi, bid);
+    for (int y = y0, k = 0; y < y1; ++y) {
+      float* const phi_row = v.phi + y * v.res;
+      std::int8_t* const bid_row = v.bid + y * v.res;
+      for (int x = x0; x < x1; ++x, ++k) phi_row[x] = phi[k], bid_row[x] = bid[k];
+    }
+  }
+
+  /// The block [x0, x1) x [y0, y1) from its own gather; false (nothing
+  /// written) when it has too many candidates.
+  KOKKOS_FUNCTION static bool block(const Env& v, int x0, int x1, int y0, int y1) {
+    Candidate cand[max_candidates];
+    const int n = gather(v, x0, x1, y0, y1, cand, max_candidates);
+    if (n < 0) return false;
+    Lanes lanes;
+    for (int k = 0; k < n; ++k) lanes.set(k, cand[k]);
+    std::uint8_t keep[max_candidates];
+    evaluate(v, x0, x1, y0, y1, cand, keep, select(lanes, n, area(v, x0, x1, y0, y1), v.g.tol, keep));
     return true;
   }
 
@@ -193,10 +288,32 @@ struct BakeSdf {
     }
   }
 
+  /// The super block of 2 x 2 blocks at (x0, y0): one gather for all four,
+  /// each block selecting its candidates from it (or, when it has too many,
+  /// blocks() block by block).
+  KOKKOS_FUNCTION static void super_block(const Env& v, int x0, int y0) {
+    const int x1 = kmath::min(x0 + 2 * block_side, v.res), y1 = kmath::min(y0 + 2 * block_side, v.res);
+    Candidate cand[max_super_candidates];
+    const int n = gather(v, x0, x1, y0, y1, cand, max_super_candidates);
+    Lanes lanes;
+    for (int k = 0; k < n; ++k) lanes.set(k, cand[k]);
+    for (int y = y0; y < y1; y += block_side) {
+      for (int x = x0; x < x1; x += block_side) {
+        if (n < 0) {
+          blocks(v, x, y, block_side);
+          continue;
+        }
+        const int xe = kmath::min(x + block_side, v.res), ye = kmath::min(y + block_side, v.res);
+        std::uint8_t keep[max_super_candidates];
+        evaluate(v, x, xe, y, ye, cand, keep, select(lanes, n, area(v, x, xe, y, ye), v.g.tol, keep));
+      }
+    }
+  }
+
   /// The signs of row y: the crossings of the row's line with each border
   /// (every segment straddling it, read once from the grid row holding it,
-  /// x of the crossing as geom::ray_crosses computes it), sorted, then swept
-  /// along the row. A texel is inside the band when the crossings right of
+  /// x of the crossing as geom::ray_crosses computes it), sorted, each turned
+  /// into the first column at or right of it, then swept along the row. A texel is inside the band when the crossings right of
   /// it are odd for the outer border and even for the inner one; a row
   /// outside the grid has none. false (nothing written) when a border
   /// crosses it more than `max_crossings` times.
@@ -224,17 +341,36 @@ struct BakeSdf {
         }
       }
     }
+    int from[2][max_crossings];  // the first column each crossing lies at or left of
+    for (int b = 0; b < 2; ++b) {
+      for (int k = 0; k < n[b]; ++k) from[b][k] = first_column_from(v, hit[b][k]);
+    }
     int passed[2] = {0, 0};  // crossings at or left of the texel
+    float* const phi = v.phi + y * v.res;
     for (int x = 0; x < v.res; ++x) {
-      const int t = y * v.res + x;
-      const float px = texel_center(t, v.res, v.lo, v.hi).x;
       for (int b = 0; b < 2; ++b) {
-        while (passed[b] < n[b] && !(px < hit[b][passed[b]])) ++passed[b];
+        while (passed[b] < n[b] && from[b][passed[b]] <= x) ++passed[b];
       }
       const bool inside = (n[1] - passed[1]) % 2 == 1 && (n[0] - passed[0]) % 2 == 0;
-      v.phi[t] = inside ? v.phi[t] : -v.phi[t];
+      phi[x] = inside ? phi[x] : -phi[x];
     }
     return true;
+  }
+
+  /// The x of the texel centres of column x (texel_center's).
+  KOKKOS_FUNCTION static float column_x(const Env& v, int x) {
+    return v.lo.x + ((static_cast<float>(x) + 0.5f) / static_cast<float>(v.res)) * (v.hi.x - v.lo.x);
+  }
+
+  /// The first column whose texel centres do not lie left of h (!(x < h);
+  /// res when none): a guess, then steps, the centres' x growing with the
+  /// column.
+  KOKKOS_FUNCTION static int first_column_from(const Env& v, float h) {
+    const float r = static_cast<float>(v.res), f = (h - v.lo.x) / (v.hi.x - v.lo.x) * r - 0.5f;
+    int x = f >= 0.0f ? (f < r ? static_cast<int>(f) : v.res) : 0;  // NaN: 0
+    while (x > 0 && !(column_x(v, x - 1) < h)) --x;
+    while (x < v.res && column_x(v, x) < h) ++x;
+    return x;
   }
 
   /// Row y's signs by counting every segment's crossing for every texel (a
@@ -269,9 +405,6 @@ struct BakeSdf {
     v.bid[t] = d[0] <= d[1] ? 0 : 1;
   }
 
-  /// Texels per side of a block.
-  static constexpr int block_side = 8;
-
   KOKKOS_FUNCTION void operator()(const TeamMember<Space>& team) const {
     const int e = team.league_rank();
     if (mask.data() != nullptr && mask(e) == 0) return;
@@ -303,9 +436,9 @@ struct BakeSdf {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, res), [&](const int y) { signs_by_scan(v, y); });
       return;
     }
-    const int per_side = (res + block_side - 1) / block_side;
+    const int side = 2 * block_side, per_side = (res + side - 1) / side;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, per_side * per_side), [&](const int k) {
-      blocks(v, (k % per_side) * block_side, (k / per_side) * block_side, block_side);
+      super_block(v, (k % per_side) * side, (k / per_side) * side);
     });
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, res), [&](const int y) {
