@@ -223,26 +223,63 @@ struct QuerySegments {
     KOKKOS_FUNCTION float reach2() const { return q.reach2(r); }
   };
 
-  /// How many boxes ahead a query prefetches what it will read.
-  static constexpr int prefetch_ahead = 8;
+  /// How many boxes ahead each stage of a query's prefetch runs (each stage
+  /// reads what the one before asked for): the cell words around the cell of
+  /// box b + cells_ahead's position, the lists of those cells for box
+  /// b + lists_ahead, the border points listed in its own cell for box
+  /// b + points_ahead. The positions and grid headers are read in box order,
+  /// which the hardware prefetches; the rest is scattered over the batch.
+  static constexpr int cells_ahead = 16, lists_ahead = 8, points_ahead = 4;
 
-  /// Prefetches the word of the cell of box b's position and the start of
-  /// that cell's list (the corners' cells, mostly), so that the scattered
-  /// reads of large batches overlap; its position and grid header are read in
-  /// box order, which the hardware prefetches.
-  KOKKOS_FUNCTION void prefetch_box(const int b) const {
-    if (b >= static_cast<int>(position.extent(0))) return;
-    const int e = b / boxes;
-    const GridHeader& g = grid.header(e);
+  /// Where box b's position lies in its env's grid.
+  struct Spot {
+    int e = 0, cx = -1, cy = -1, gx = 0, gy = 0;
+    const std::uint32_t* cells = nullptr;
+    const std::uint16_t* refs = nullptr;
+    /// The first cell and the end of its row's run of three around the spot in row r.
+    KOKKOS_FUNCTION int first(int r) const { return r * gx + kmath::max(cx - 1, 0); }
+    KOKKOS_FUNCTION int last(int r) const { return r * gx + kmath::min(cx + 1, gx - 1) + 1; }
+  };
+
+  /// Box b's spot; false when there is no box b, its env has no grid, or it
+  /// lies outside the grid.
+  KOKKOS_FUNCTION bool locate(const int b, Spot& s) const {
+    if (b >= static_cast<int>(position.extent(0))) return false;
+    s.e = b / boxes;
+    const GridHeader& g = grid.header(s.e);
     const Vec3f pos = position(b);
-    const int cx = cell_column(g, pos.x), cy = cell_row(g, pos.y);
-    if (cx < 0 || cy < 0) return;
-    const std::uint32_t* const cells = grid.cells.data() + static_cast<std::size_t>(e) * (grid.side * grid.side + 1);
-    detail::prefetch(cells + cy * g.gx + cx, 2 * sizeof(std::uint32_t));
+    s.cx = cell_column(g, pos.x), s.cy = cell_row(g, pos.y), s.gx = g.gx, s.gy = g.gy;
+    s.cells = grid.cells.data() + static_cast<std::size_t>(s.e) * (grid.side * grid.side + 1);
+    s.refs = grid.refs.data() + static_cast<std::size_t>(s.e) * grid.capacity;
+    return s.cx >= 0 && s.cy >= 0;
+  }
+
+  /// The three stages for the boxes ahead of box b.
+  KOKKOS_FUNCTION void prefetch_ahead(const int b) const {
+    Spot s;
+    if (locate(b + cells_ahead, s)) {
+      for (int r = kmath::max(s.cy - 1, 0); r <= kmath::min(s.cy + 1, s.gy - 1); ++r) {
+        detail::prefetch(s.cells + s.first(r), sizeof(std::uint32_t) * (s.last(r) + 1 - s.first(r)));
+      }
+    }
+    if (locate(b + lists_ahead, s)) {
+      for (int r = kmath::max(s.cy - 1, 0); r <= kmath::min(s.cy + 1, s.gy - 1); ++r) {
+        const std::uint32_t first = s.cells[s.first(r)] >> 2, last = s.cells[s.last(r)] >> 2;
+        detail::prefetch(s.refs + first, sizeof(std::uint16_t) * (last - first));
+      }
+    }
+    if (locate(b + points_ahead, s)) {
+      const std::size_t base = static_cast<std::size_t>(s.e) * track.n_max();
+      const Vec3f* const borders[2] = {track.inner.data() + base, track.outer.data() + base};
+      const int c = s.cy * s.gx + s.cx;
+      for (std::uint32_t t = s.cells[c] >> 2, end = s.cells[c + 1] >> 2; t < end; ++t) {
+        detail::prefetch(borders[ref_border(s.refs[t])] + ref_index(s.refs[t]), sizeof(Vec3f));
+      }
+    }
   }
 
   KOKKOS_FUNCTION void operator()(const int b) const {
-    prefetch_box(b + prefetch_ahead);
+    prefetch_ahead(b);
     const Vec3f pos = position(b);
     if (!kmath::isfinite(pos.x) || !kmath::isfinite(pos.y)) return no_geometry(out, b, 0);
     const int e = b / boxes, n_max = track.n_max();
