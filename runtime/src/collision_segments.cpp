@@ -226,8 +226,8 @@ struct QuerySegments {
   /// How many boxes ahead each stage of a query's prefetch runs (each stage
   /// reads what the one before asked for): the cell words around the cell of
   /// box b + cells_ahead's position, the lists of those cells for box
-  /// b + lists_ahead, the border points listed in its own cell for box
-  /// b + points_ahead. The positions and grid headers are read in box order,
+  /// b + lists_ahead, the border points those lists hold (and the centerline
+  /// point near the box's cell) for box b + points_ahead. The positions and grid headers are read in box order,
   /// which the hardware prefetches; the rest is scattered over the batch.
   static constexpr int cells_ahead = 16, lists_ahead = 8, points_ahead = 4;
 
@@ -271,10 +271,19 @@ struct QuerySegments {
     if (locate(b + points_ahead, s)) {
       const std::size_t base = static_cast<std::size_t>(s.e) * track.n_max();
       const Vec3f* const borders[2] = {track.inner.data() + base, track.outer.data() + base};
-      const int c = s.cy * s.gx + s.cx;
-      for (std::uint32_t t = s.cells[c] >> 2, end = s.cells[c + 1] >> 2; t < end; ++t) {
-        detail::prefetch(borders[ref_border(s.refs[t])] + ref_index(s.refs[t]), sizeof(Vec3f));
+      for (int r = kmath::max(s.cy - 1, 0); r <= kmath::min(s.cy + 1, s.gy - 1); ++r) {
+        int asked = -8;  // the last ref asked for (refs a few points apart share a line)
+        for (std::uint32_t t = s.cells[s.first(r)] >> 2, end = s.cells[s.last(r)] >> 2; t < end; ++t) {
+          const int ref = s.refs[t];
+          if (ref - asked > 4 || asked - ref > 4) {
+            detail::prefetch(borders[ref_border(s.refs[t])] + ref_index(s.refs[t]), sizeof(Vec3f));
+            asked = ref;
+          }
+        }
       }
+      // The centerline point the contact's normal reads: near the first segment of the box's cell.
+      const int c = s.cy * s.gx + s.cx;
+      if (s.cells[c] >> 2 < s.cells[c + 1] >> 2) detail::prefetch(&track.center(base + ref_index(s.refs[s.cells[c] >> 2])), sizeof(Vec3f));
     }
   }
 
