@@ -19,6 +19,7 @@
 // segment instead, chunk by chunk with the same bounds: the same contacts.
 // A box with a non-finite corner, or so far away that no squared distance is
 // finite, is out of bounds without geometry (NaN, boundary -1).
+#include <trackgen/core/detail/host_clones.hpp>
 #include <trackgen/runtime/detail/border_grid.hpp>
 #include <trackgen/runtime/detail/collision_kernels.hpp>
 #include <trackgen/runtime/detail/common.hpp>
@@ -99,6 +100,59 @@ KOKKOS_INLINE_FUNCTION void visit(const BoxShape& s, int border, int i, Vec2f a,
     q_seg = geom::closest_point_on_segment(s.box.center, a, c);
   }
   r.offer(border, i, d2_seg, q_seg, s.tol);
+}
+
+/// Listed segments the near pass reads at most (the lists of 3 x 3 cells, a
+/// segment once per cell listing it).
+inline constexpr int near_capacity = 128;
+
+/// The segments of the near pass side by side, and what measure() gives for
+/// each.
+struct NearSegments {
+  float ax[near_capacity], ay[near_capacity], cx[near_capacity], cy[near_capacity];
+  std::uint16_t ref[near_capacity];
+  float d2[near_capacity], qx[near_capacity], qy[near_capacity];
+  int may_cut[near_capacity];
+  int n = 0;
+};
+
+/// visit()'s least candidate of segments [first, n) (corners to the segment,
+/// the start vertex to the box; the first on ties) before its cut test, with
+/// the same operations in the same order (geom::closest_point_on_segment,
+/// geom::point_box_distance), so the same floats, in a loop a compiler
+/// vectorizes (per instruction-set level on a host): the choices are
+/// selects, not branches. may_cut: the segment's bounding box meets the
+/// box's (with slack), so visit()'s cut test is to be made.
+TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void measure(const BoxShape& s, int first, NearSegments& v) {
+  const geom::Box2& box = s.box;
+  for (int k = first; k < v.n; ++k) {
+    const float ax = v.ax[k], ay = v.ay[k], cx = v.cx[k], cy = v.cy[k];
+    const float abx = cx - ax, aby = cy - ay;
+    const float l2 = abx * abx + aby * aby;
+    const bool point = l2 <= 1e-12f;  // closest_point_on_segment returns the start
+    float best = 3e38f, bx = ax, by = ay;
+    for (int j = 0; j < 4; ++j) {
+      const float px = s.corner[j].x, py = s.corner[j].y;
+      const float t = kmath::clamp(((px - ax) * abx + (py - ay) * aby) / l2, 0.0f, 1.0f);
+      const float qx = point ? ax : ax + t * abx, qy = point ? ay : ay + t * aby;
+      const float ex = px - qx, ey = py - qy;
+      const float d2 = ex * ex + ey * ey;
+      const bool nearer = d2 < best;
+      best = nearer ? d2 : best;
+      bx = nearer ? qx : bx;
+      by = nearer ? qy : by;
+    }
+    const float dx = ax - box.center.x, dy = ay - box.center.y;
+    const float fx = kmath::max(kmath::fabs(dx * box.ux.x + dy * box.ux.y) - box.half.x, 0.0f);
+    const float fy = kmath::max(kmath::fabs(dx * box.uy.x + dy * box.uy.y) - box.half.y, 0.0f);
+    const float dv = kmath::sqrt(fx * fx + fy * fy);
+    const bool vertex = dv * dv < best;
+    const ChunkBox sb{Vec2f{kmath::min(ax, cx), kmath::min(ay, cy)}, Vec2f{kmath::max(ax, cx), kmath::max(ay, cy)}};
+    v.may_cut[k] = cannot_improve(box_gap2(sb, s.extent), 0.0f, s.tol) ? 0 : 1;
+    v.d2[k] = vertex ? dv * dv : best;
+    v.qx[k] = vertex ? ax : bx;
+    v.qy[k] = vertex ? ay : by;
+  }
 }
 
 /// What the distance pass needs besides the box: which corners lie outside
@@ -223,6 +277,70 @@ struct QuerySegments {
     KOKKOS_FUNCTION float reach2() const { return q.reach2(r); }
   };
 
+  /// The distances of a box with no corner outside its borders, read in
+  /// rounds like walk_cells (the cells within a cell of the box's extent,
+  /// then those within the reach of the nearest so far, until the cells read
+  /// cover it), each round's new segments measured together (measure(); a
+  /// segment listed in several cells gives the same candidate again) and
+  /// offered in the walk's terms (the least (distance, border, index); the
+  /// cut test where the boxes meet). The cells read cover what walk_cells
+  /// would read for the nearest found, so the result is walk_cells' with
+  /// visit() (every candidate that ties or beats it is among those offered),
+  /// without a branch on every segment. false (r unchanged) when a round's
+  /// lists hold more than near_capacity, or after three rounds: the walk
+  /// decides.
+  KOKKOS_FUNCTION static bool near_pass(const GridHeader& g, const std::uint32_t* cells, const std::uint16_t* refs,
+                                        const Vec3f* const* borders, int m, const BoxShape& s, Nearest& r) {
+    NearSegments v;
+    Nearest near_r = r;
+    CellRect done;
+    CellRect now = covering(g, s.extent, g.h);
+    for (int round = 0; round < 3; ++round) {
+      v.n = 0;
+      // The new cells, row by row: left and right of `done` in its rows, the whole row elsewhere.
+      for (int row = now.y0; row <= now.y1; ++row) {
+        const bool old_row = !done.empty() && row >= done.y0 && row <= done.y1;
+        const int from[2] = {now.x0, done.x1 + 1}, to[2] = {old_row ? done.x0 - 1 : now.x1, now.x1};
+        for (int run = 0; run < (old_row ? 2 : 1); ++run) {
+          if (from[run] > to[run]) continue;
+          const std::uint32_t first = cells[row * g.gx + from[run]] >> 2, last = cells[row * g.gx + to[run] + 1] >> 2;
+          if (static_cast<int>(last - first) > near_capacity - v.n) return false;
+          for (std::uint32_t t = first; t < last; ++t, ++v.n) {
+            const std::uint16_t ref = refs[t];
+            const Vec3f* const p = borders[ref_border(ref)];
+            const int i = ref_index(ref);
+            const Vec3f a = p[i], c = p[i + 1 < m ? i + 1 : 0];
+            v.ax[v.n] = a.x, v.ay[v.n] = a.y, v.cx[v.n] = c.x, v.cy[v.n] = c.y, v.ref[v.n] = ref;
+          }
+        }
+      }
+      measure(s, 0, v);
+      for (int k = 0; k < v.n; ++k) {
+        float d2 = v.d2[k];
+        Vec2f point{v.qx[k], v.qy[k]};
+        if (v.may_cut[k] != 0) {
+          const Vec2f a{v.ax[k], v.ay[k]}, c{v.cx[k], v.cy[k]};
+          if (geom::segment_hits_box(a, c, s.box)) {
+            near_r.cut = true;
+            d2 = 0.0f;
+            point = geom::closest_point_on_segment(s.box.center, a, c);
+          }
+        }
+        near_r.offer(ref_border(v.ref[k]), ref_index(v.ref[k]), d2, point, s.tol);
+      }
+      done = now;
+      if (!(near_r.best2 < 1e38f)) return false;
+      const CellRect want = covering(g, s.extent, walk_reach(g, near_r.best2, s.tol));
+      if (done.contains(want)) {
+        r = near_r;
+        return true;
+      }
+      now = {kmath::min(want.x0, done.x0), kmath::max(want.x1, done.x1), kmath::min(want.y0, done.y0),
+             kmath::max(want.y1, done.y1)};
+    }
+    return false;
+  }
+
   /// How many boxes ahead each stage of a query's prefetch runs (each stage
   /// reads what the one before asked for): the cell words around the cell of
   /// box b + cells_ahead's position, the lists of those cells for box
@@ -335,6 +453,9 @@ struct QuerySegments {
     r.best_threshold = threshold(r.best2, s.tol);
     for (int border = 0; border < 2; ++border) {
       for (int k = 0; k < 4; ++k) r.corner_min2[border][k] = 3e38f;
+    }
+    if (has_grid && !q.violated[0] && !q.violated[1] && near_pass(g, cells, refs, borders, m, s, r)) {
+      return write(b, base, m, borders, q.violates, r);
     }
     if (!has_grid) {
       scan_distances(borders, m, s, q, r);

@@ -188,6 +188,13 @@ KOKKOS_INLINE_FUNCTION CellRect covering(const GridHeader& g, const ChunkBox& ar
           clamped_row(g, area.hi.y + r)};
 }
 
+/// How far around the area walk_cells reads for v.reach2() = need2 (< 1e38):
+/// every segment whose box lies farther lies beyond what cannot_improve
+/// (with `tol`) allows for need2, and the margin delta of the listing.
+KOKKOS_INLINE_FUNCTION float walk_reach(const GridHeader& g, float need2, float tol) {
+  return kmath::sqrt(need2 * (1.0f + 1e-4f) + 1e-12f + tol * (need2 + 1.0f + tol)) + g.delta;
+}
+
 /// visit_cells for the cells of `part` (within `now`): a segment is visited
 /// in the first cell of `now` (by row, then column) listing it, unless it
 /// meets `old` (when `has_old`).
@@ -247,8 +254,7 @@ KOKKOS_FUNCTION void walk_cells(const GridHeader& g, const std::uint32_t* cells,
     done = now;
     const float need2 = v.reach2();
     if (need2 < 1e38f) {
-      const float reach = kmath::sqrt(need2 * (1.0f + 1e-4f) + 1e-12f + tol * (need2 + 1.0f + tol)) + g.delta;
-      const CellRect want = covering(g, area, reach);
+      const CellRect want = covering(g, area, walk_reach(g, need2, tol));
       if (done.contains(want)) return;
       now = {kmath::min(want.x0, done.x0), kmath::max(want.x1, done.x1), kmath::min(want.y0, done.y0),
              kmath::max(want.y1, done.y1)};
