@@ -72,34 +72,71 @@ struct Nearest {
   }
 };
 
-/// The candidates of segment [a, c] (index i of `border`): corners to the
-/// segment, its start vertex to the solid box, 0 when it cuts the box. A
-/// candidate whose bounding-box lower bound shows it can change neither the
-/// segment's least candidate nor the result is skipped, except the corners
-/// violating the border (their nearest distance must be exact).
-KOKKOS_INLINE_FUNCTION void visit(const BoxShape& s, int border, int i, Vec2f a, Vec2f c, Nearest& r) {
-  float d2_seg = 3e38f;
-  Vec2f q_seg = a;
-  for (int k = 0; k < 4; ++k) {
-    const Vec2f q = geom::closest_point_on_segment(s.corner[k], a, c);
-    const float d2 = length_sq(s.corner[k] - q);
-    r.corner_min2[border][k] = kmath::min(r.corner_min2[border][k], d2);
-    if (d2 < d2_seg) {
-      d2_seg = d2;
-      q_seg = q;
-    }
+/// The candidates of a segment [a, c] before its cut test: each corner's
+/// squared distance to the segment (geom::closest_point_on_segment), the
+/// least of them and of the start vertex's to the solid box
+/// (geom::point_box_distance) with its point (the first on ties: corners in
+/// order, then the vertex), and whether the cut test is needed (the bounding
+/// boxes meet, with slack). The same operations in the same order as those
+/// functions, so the same floats; the choices are selects, so a loop over
+/// segments vectorizes (measure()).
+struct Candidates {
+  float corner2[4];
+  float d2;
+  Vec2f point;
+  bool may_cut;
+};
+
+KOKKOS_INLINE_FUNCTION Candidates candidates(const BoxShape& s, Vec2f a, Vec2f c) {
+  Candidates k;
+  const float abx = c.x - a.x, aby = c.y - a.y;
+  const float l2 = abx * abx + aby * aby;
+  const bool point = l2 <= 1e-12f;  // closest_point_on_segment returns the start
+  float best = 3e38f, bx = a.x, by = a.y;
+  for (int j = 0; j < 4; ++j) {
+    const float px = s.corner[j].x, py = s.corner[j].y;
+    const float t = kmath::clamp(((px - a.x) * abx + (py - a.y) * aby) / l2, 0.0f, 1.0f);
+    const float qx = point ? a.x : a.x + t * abx, qy = point ? a.y : a.y + t * aby;
+    const float ex = px - qx, ey = py - qy;
+    const float d2 = ex * ex + ey * ey;
+    k.corner2[j] = d2;
+    const bool nearer = d2 < best;
+    best = nearer ? d2 : best;
+    bx = nearer ? qx : bx;
+    by = nearer ? qy : by;
   }
-  const float dv = geom::point_box_distance(a, s.box);
-  if (dv * dv < d2_seg) {
-    d2_seg = dv * dv;
-    q_seg = a;
-  }
-  if (!cannot_improve(box_gap2(segment_box(a, c), s.extent), 0.0f, s.tol) && geom::segment_hits_box(a, c, s.box)) {
+  const geom::Box2& box = s.box;
+  const float dx = a.x - box.center.x, dy = a.y - box.center.y;
+  const float fx = kmath::max(kmath::fabs(dx * box.ux.x + dy * box.ux.y) - box.half.x, 0.0f);
+  const float fy = kmath::max(kmath::fabs(dx * box.uy.x + dy * box.uy.y) - box.half.y, 0.0f);
+  const float dv = kmath::sqrt(fx * fx + fy * fy);
+  const bool vertex = dv * dv < best;
+  k.d2 = vertex ? dv * dv : best;
+  k.point = Vec2f{vertex ? a.x : bx, vertex ? a.y : by};
+  k.may_cut = !cannot_improve(box_gap2(segment_box(a, c), s.extent), 0.0f, s.tol);
+  return k;
+}
+
+/// Segment [a, c] (index i of `border`) with least candidate d2 at `point`
+/// offered to r: 0 at the box centre's nearest point when it cuts the box
+/// (tested only when may_cut).
+KOKKOS_INLINE_FUNCTION void offer_segment(const BoxShape& s, int border, int i, Vec2f a, Vec2f c, float d2,
+                                          Vec2f point, bool may_cut, Nearest& r) {
+  if (may_cut && geom::segment_hits_box(a, c, s.box)) {
     r.cut = true;
-    d2_seg = 0.0f;
-    q_seg = geom::closest_point_on_segment(s.box.center, a, c);
+    d2 = 0.0f;
+    point = geom::closest_point_on_segment(s.box.center, a, c);
   }
-  r.offer(border, i, d2_seg, q_seg, s.tol);
+  r.offer(border, i, d2, point, s.tol);
+}
+
+/// The candidates of segment [a, c] (index i of `border`): corners to the
+/// segment, its start vertex to the solid box, 0 when it cuts the box; every
+/// corner's nearest distance to the border kept.
+KOKKOS_INLINE_FUNCTION void visit(const BoxShape& s, int border, int i, Vec2f a, Vec2f c, Nearest& r) {
+  const Candidates k = candidates(s, a, c);
+  for (int j = 0; j < 4; ++j) r.corner_min2[border][j] = kmath::min(r.corner_min2[border][j], k.corner2[j]);
+  offer_segment(s, border, i, a, c, k.d2, k.point, k.may_cut, r);
 }
 
 /// Listed segments the near pass reads at most (the lists of 3 x 3 cells, a
@@ -107,7 +144,7 @@ KOKKOS_INLINE_FUNCTION void visit(const BoxShape& s, int border, int i, Vec2f a,
 inline constexpr int near_capacity = 128;
 
 /// The segments of the near pass side by side, and what measure() gives for
-/// each.
+/// each (candidates(), less the corners' distances).
 struct NearSegments {
   float ax[near_capacity], ay[near_capacity], cx[near_capacity], cy[near_capacity];
   std::uint16_t ref[near_capacity];
@@ -116,42 +153,15 @@ struct NearSegments {
   int n = 0;
 };
 
-/// visit()'s least candidate of segments [first, n) (corners to the segment,
-/// the start vertex to the box; the first on ties) before its cut test, with
-/// the same operations in the same order (geom::closest_point_on_segment,
-/// geom::point_box_distance), so the same floats, in a loop a compiler
-/// vectorizes (per instruction-set level on a host): the choices are
-/// selects, not branches. may_cut: the segment's bounding box meets the
-/// box's (with slack), so visit()'s cut test is to be made.
-TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void measure(const BoxShape& s, int first, NearSegments& v) {
-  const geom::Box2& box = s.box;
-  for (int k = first; k < v.n; ++k) {
-    const float ax = v.ax[k], ay = v.ay[k], cx = v.cx[k], cy = v.cy[k];
-    const float abx = cx - ax, aby = cy - ay;
-    const float l2 = abx * abx + aby * aby;
-    const bool point = l2 <= 1e-12f;  // closest_point_on_segment returns the start
-    float best = 3e38f, bx = ax, by = ay;
-    for (int j = 0; j < 4; ++j) {
-      const float px = s.corner[j].x, py = s.corner[j].y;
-      const float t = kmath::clamp(((px - ax) * abx + (py - ay) * aby) / l2, 0.0f, 1.0f);
-      const float qx = point ? ax : ax + t * abx, qy = point ? ay : ay + t * aby;
-      const float ex = px - qx, ey = py - qy;
-      const float d2 = ex * ex + ey * ey;
-      const bool nearer = d2 < best;
-      best = nearer ? d2 : best;
-      bx = nearer ? qx : bx;
-      by = nearer ? qy : by;
-    }
-    const float dx = ax - box.center.x, dy = ay - box.center.y;
-    const float fx = kmath::max(kmath::fabs(dx * box.ux.x + dy * box.ux.y) - box.half.x, 0.0f);
-    const float fy = kmath::max(kmath::fabs(dx * box.uy.x + dy * box.uy.y) - box.half.y, 0.0f);
-    const float dv = kmath::sqrt(fx * fx + fy * fy);
-    const bool vertex = dv * dv < best;
-    const ChunkBox sb{Vec2f{kmath::min(ax, cx), kmath::min(ay, cy)}, Vec2f{kmath::max(ax, cx), kmath::max(ay, cy)}};
-    v.may_cut[k] = cannot_improve(box_gap2(sb, s.extent), 0.0f, s.tol) ? 0 : 1;
-    v.d2[k] = vertex ? dv * dv : best;
-    v.qx[k] = vertex ? ax : bx;
-    v.qy[k] = vertex ? ay : by;
+/// candidates() of every segment of v (a loop a compiler vectorizes; per
+/// instruction-set level on a host).
+TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void measure(const BoxShape& s, NearSegments& v) {
+  for (int k = 0; k < v.n; ++k) {
+    const Candidates c = candidates(s, Vec2f{v.ax[k], v.ay[k]}, Vec2f{v.cx[k], v.cy[k]});
+    v.d2[k] = c.d2;
+    v.qx[k] = c.point.x;
+    v.qy[k] = c.point.y;
+    v.may_cut[k] = c.may_cut ? 1 : 0;
   }
 }
 
@@ -314,19 +324,10 @@ struct QuerySegments {
           }
         }
       }
-      measure(s, 0, v);
+      measure(s, v);
       for (int k = 0; k < v.n; ++k) {
-        float d2 = v.d2[k];
-        Vec2f point{v.qx[k], v.qy[k]};
-        if (v.may_cut[k] != 0) {
-          const Vec2f a{v.ax[k], v.ay[k]}, c{v.cx[k], v.cy[k]};
-          if (geom::segment_hits_box(a, c, s.box)) {
-            near_r.cut = true;
-            d2 = 0.0f;
-            point = geom::closest_point_on_segment(s.box.center, a, c);
-          }
-        }
-        near_r.offer(ref_border(v.ref[k]), ref_index(v.ref[k]), d2, point, s.tol);
+        offer_segment(s, ref_border(v.ref[k]), ref_index(v.ref[k]), Vec2f{v.ax[k], v.ay[k]}, Vec2f{v.cx[k], v.cy[k]},
+                      v.d2[k], Vec2f{v.qx[k], v.qy[k]}, v.may_cut[k] != 0, near_r);
       }
       done = now;
       if (!(near_r.best2 < 1e38f)) return false;
