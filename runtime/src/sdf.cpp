@@ -87,12 +87,8 @@ struct Lanes {
 TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void lane_bounds(const Lanes& l, int n, const ChunkBox& area,
                                                              float* __restrict__ far2, float* __restrict__ gap2) {
   for (int k = 0; k < n; ++k) {
-    const float fx = kmath::max(kmath::fabs(l.ax[k] - area.lo.x), kmath::fabs(l.ax[k] - area.hi.x));
-    const float fy = kmath::max(kmath::fabs(l.ay[k] - area.lo.y), kmath::fabs(l.ay[k] - area.hi.y));
-    far2[k] = fx * fx + fy * fy;
-    const float gx = kmath::max(kmath::max(l.lox[k] - area.hi.x, area.lo.x - l.hix[k]), 0.0f);
-    const float gy = kmath::max(kmath::max(l.loy[k] - area.hi.y, area.lo.y - l.hiy[k]), 0.0f);
-    gap2[k] = gx * gx + gy * gy;
+    far2[k] = farthest2(area, Vec2f{l.ax[k], l.ay[k]});
+    gap2[k] = box_gap2(ChunkBox{Vec2f{l.lox[k], l.loy[k]}, Vec2f{l.hix[k], l.hiy[k]}}, area);
   }
 }
 
