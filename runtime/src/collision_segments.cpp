@@ -120,8 +120,8 @@ KOKKOS_INLINE_FUNCTION Candidates candidates(const BoxShape& s, Vec2f a, Vec2f c
 /// Segment [a, c] (index i of `border`) with least candidate d2 at `point`
 /// offered to r: 0 at the box centre's nearest point when it cuts the box
 /// (tested only when may_cut).
-KOKKOS_INLINE_FUNCTION void offer_segment(const BoxShape& s, int border, int i, Vec2f a, Vec2f c, float d2,
-                                          Vec2f point, bool may_cut, Nearest& r) {
+KOKKOS_INLINE_FUNCTION void offer_segment(const BoxShape& s, int border, int i, Vec2f a, Vec2f c, float d2, Vec2f point,
+                                          bool may_cut, Nearest& r) {
   if (may_cut && geom::segment_hits_box(a, c, s.box)) {
     r.cut = true;
     d2 = 0.0f;
@@ -336,18 +336,18 @@ struct QuerySegments {
         r = near_r;
         return true;
       }
-      now = {kmath::min(want.x0, done.x0), kmath::max(want.x1, done.x1), kmath::min(want.y0, done.y0),
-             kmath::max(want.y1, done.y1)};
+      now = done.united(want);
     }
     return false;
   }
 
   /// How many boxes ahead each stage of a query's prefetch runs (each stage
-  /// reads what the one before asked for): the cell words around the cell of
-  /// box b + cells_ahead's position, the lists of those cells for box
-  /// b + lists_ahead, the border points those lists hold (and the centerline
-  /// point near the box's cell) for box b + points_ahead. The positions and grid headers are read in box order,
-  /// which the hardware prefetches; the rest is scattered over the batch.
+  /// reads what the one before asked for): the words of the 3 x 3 cells
+  /// around the cell of box b + cells_ahead's position, the lists of those
+  /// cells for box b + lists_ahead, the border points those lists hold (and
+  /// the centerline point near the box's cell) for box b + points_ahead. The
+  /// positions and grid headers are read in box order, which the hardware
+  /// prefetches; the rest is scattered over the batch.
   static constexpr int cells_ahead = 16, lists_ahead = 8, points_ahead = 4;
 
   /// Where box b's position lies in its env's grid.
@@ -402,7 +402,8 @@ struct QuerySegments {
       }
       // The centerline point the contact's normal reads: near the first segment of the box's cell.
       const int c = s.cy * s.gx + s.cx;
-      if (s.cells[c] >> 2 < s.cells[c + 1] >> 2) detail::prefetch(&track.center(base + ref_index(s.refs[s.cells[c] >> 2])), sizeof(Vec3f));
+      if (s.cells[c] >> 2 < s.cells[c + 1] >> 2)
+        detail::prefetch(&track.center(base + ref_index(s.refs[s.cells[c] >> 2])), sizeof(Vec3f));
     }
   }
 

@@ -169,10 +169,9 @@ struct BakeSdf {
   /// host), then its root. A correctly rounded root is monotonic, so the root
   /// of the least square is the least distance texel_distance gives, bit for
   /// bit, at one root per texel and border.
-  TRACKGEN_HOST_CLONES KOKKOS_FUNCTION static void nearest(const float* __restrict__ qx,
-                                                           const float* __restrict__ qy, const Candidate* cand,
-                                                           const std::uint8_t* keep, int n, float* __restrict__ phi,
-                                                           std::int8_t* __restrict__ bid) {
+  TRACKGEN_HOST_CLONES KOKKOS_FUNCTION static void nearest(const float* __restrict__ qx, const float* __restrict__ qy,
+                                                           const Candidate* cand, const std::uint8_t* keep, int n,
+                                                           float* __restrict__ phi, std::int8_t* __restrict__ bid) {
     float least[2][block_texels];
     for (int k = 0; k < block_texels; ++k) least[0][k] = least[1][k] = infinityf();
     for (int j = 0; j < n; ++j) {
@@ -203,38 +202,51 @@ struct BakeSdf {
     }
   }
 
-  /// The area of [x0, x1) x [y0, y1): the box of its texels' centres.
-  KOKKOS_FUNCTION static ChunkBox area(const Env& v, int x0, int x1, int y0, int y1) {
-    return {texel_center(y0 * v.res + x0, v.res, v.lo, v.hi), texel_center((y1 - 1) * v.res + x1 - 1, v.res, v.lo, v.hi)};
+  /// The x of the texel centres of column x, and the y of those of row y
+  /// (texel_center's).
+  KOKKOS_FUNCTION static float column_x(const Env& v, int x) {
+    return v.lo.x + ((static_cast<float>(x) + 0.5f) / static_cast<float>(v.res)) * (v.hi.x - v.lo.x);
+  }
+  KOKKOS_FUNCTION static float row_y(const Env& v, int y) {
+    return v.lo.y + ((static_cast<float>(y) + 0.5f) / static_cast<float>(v.res)) * (v.hi.y - v.lo.y);
   }
 
-  /// Gathers into `out` the segments that may be the nearest to a texel of
-  /// [x0, x1) x [y0, y1): how many, or -1 when there are more than `capacity`.
-  KOKKOS_FUNCTION static int gather(const Env& v, int x0, int x1, int y0, int y1, Candidate* out, int capacity) {
+  /// The area of [x0, x1) x [y0, y1): the box of its texels' centres.
+  KOKKOS_FUNCTION static ChunkBox area(const Env& v, int x0, int x1, int y0, int y1) {
+    return {texel_center(y0 * v.res + x0, v.res, v.lo, v.hi),
+            texel_center((y1 - 1) * v.res + x1 - 1, v.res, v.lo, v.hi)};
+  }
+
+  /// Gathers into `out` (and `lanes`) the segments that may be the nearest
+  /// to a texel of [x0, x1) x [y0, y1): how many, or -1 when there are more
+  /// than `capacity`.
+  KOKKOS_FUNCTION static int gather(const Env& v, int x0, int x1, int y0, int y1, Candidate* out, int capacity,
+                                    Lanes& lanes) {
     GatherBlock g{area(v, x0, x1, y0, y1), v.g.tol, out, capacity};
     walk_cells(v.g, v.cells, v.refs, v.borders, v.m, g.area, v.g.tol, g);
-    return g.overflow ? -1 : g.n;
+    if (g.overflow) return -1;
+    for (int k = 0; k < g.n; ++k) lanes.set(k, out[k]);
+    return g.n;
   }
 
   /// Writes the distance and nearer border of every texel of the block
-  /// [x0, x1) x [y0, y1) (at most block_side per side) from the candidates
-  /// cand[keep[0..n)], candidate by candidate over the block's texels.
+  /// [x0, x1) x [y0, y1) (at most block_side per side) from the n gathered
+  /// candidates (those that may be nearest to one of its texels, select()),
+  /// candidate by candidate over the block's texels.
   KOKKOS_FUNCTION static void evaluate(const Env& v, int x0, int x1, int y0, int y1, const Candidate* cand,
-                                       const std::uint8_t* keep, int n) {
+                                       const Lanes& lanes, int n) {
+    std::uint8_t keep[max_super_candidates];
+    const int kept = select(lanes, n, area(v, x0, x1, y0, y1), v.g.tol, keep);
     const int w = x1 - x0, texels = w * (y1 - y0);
     float px[block_side], qx[block_texels], qy[block_texels], phi[block_texels];
     std::int8_t bid[block_texels];
-    const float r = static_cast<float>(v.res);
-    for (int x = x0; x < x1; ++x) {  // texel_center's coordinates
-      const float fx = (static_cast<float>(x) + 0.5f) / r;
-      px[x - x0] = v.lo.x + fx * (v.hi.x - v.lo.x);
-    }
+    for (int x = x0; x < x1; ++x) px[x - x0] = column_x(v, x);
     for (int y = y0, k = 0; y < y1; ++y) {
-      const float fy = (static_cast<float>(y) + 0.5f) / r, py = v.lo.y + fy * (v.hi.y - v.lo.y);
+      const float py = row_y(v, y);
       for (int x = 0; x < w; ++x, ++k) qx[k] = px[x], qy[k] = py;
     }
     for (int k = texels; k < block_texels; ++k) qx[k] = qx[0], qy[k] = qy[0];  // a partial block: unused
-    nearest(qx, qy, cand, keep, n, phi, bid);
+    nearest(qx, qy, cand, keep, kept, phi, bid);
     for (int y = y0, k = 0; y < y1; ++y) {
       float* const phi_row = v.phi + y * v.res;
       std::int8_t* const bid_row = v.bid + y * v.res;
@@ -246,12 +258,10 @@ struct BakeSdf {
   /// written) when it has too many candidates.
   KOKKOS_FUNCTION static bool block(const Env& v, int x0, int x1, int y0, int y1) {
     Candidate cand[max_candidates];
-    const int n = gather(v, x0, x1, y0, y1, cand, max_candidates);
-    if (n < 0) return false;
     Lanes lanes;
-    for (int k = 0; k < n; ++k) lanes.set(k, cand[k]);
-    std::uint8_t keep[max_candidates];
-    evaluate(v, x0, x1, y0, y1, cand, keep, select(lanes, n, area(v, x0, x1, y0, y1), v.g.tol, keep));
+    const int n = gather(v, x0, x1, y0, y1, cand, max_candidates, lanes);
+    if (n < 0) return false;
+    evaluate(v, x0, x1, y0, y1, cand, lanes, n);
     return true;
   }
 
@@ -290,18 +300,15 @@ struct BakeSdf {
   KOKKOS_FUNCTION static void super_block(const Env& v, int x0, int y0) {
     const int x1 = kmath::min(x0 + 2 * block_side, v.res), y1 = kmath::min(y0 + 2 * block_side, v.res);
     Candidate cand[max_super_candidates];
-    const int n = gather(v, x0, x1, y0, y1, cand, max_super_candidates);
     Lanes lanes;
-    for (int k = 0; k < n; ++k) lanes.set(k, cand[k]);
+    const int n = gather(v, x0, x1, y0, y1, cand, max_super_candidates, lanes);
     for (int y = y0; y < y1; y += block_side) {
       for (int x = x0; x < x1; x += block_side) {
         if (n < 0) {
           blocks(v, x, y, block_side);
           continue;
         }
-        const int xe = kmath::min(x + block_side, v.res), ye = kmath::min(y + block_side, v.res);
-        std::uint8_t keep[max_super_candidates];
-        evaluate(v, x, xe, y, ye, cand, keep, select(lanes, n, area(v, x, xe, y, ye), v.g.tol, keep));
+        evaluate(v, x, kmath::min(x + block_side, v.res), y, kmath::min(y + block_side, v.res), cand, lanes, n);
       }
     }
   }
@@ -309,13 +316,14 @@ struct BakeSdf {
   /// The signs of row y: the crossings of the row's line with each border
   /// (every segment straddling it, read once from the grid row holding it,
   /// x of the crossing as geom::ray_crosses computes it), sorted, each turned
-  /// into the first column at or right of it, then swept along the row. A texel is inside the band when the crossings right of
-  /// it are odd for the outer border and even for the inner one; a row
-  /// outside the grid has none. false (nothing written) when a border
-  /// crosses it more than `max_crossings` times.
+  /// into the first column at or right of it, then swept along the row. A
+  /// texel is inside the band when the crossings right of it are odd for the
+  /// outer border and even for the inner one; a row outside the grid has
+  /// none. false (nothing written) when a border crosses it more than
+  /// `max_crossings` times.
   static constexpr int max_crossings = 64;
   KOKKOS_FUNCTION static bool signs(const Env& v, int y) {
-    const float py = texel_center(y * v.res, v.res, v.lo, v.hi).y;
+    const float py = row_y(v, y);
     const int cy = cell_row(v.g, py);
     float hit[2][max_crossings];
     int n[2] = {0, 0};
@@ -351,11 +359,6 @@ struct BakeSdf {
       phi[x] = inside ? phi[x] : -phi[x];
     }
     return true;
-  }
-
-  /// The x of the texel centres of column x (texel_center's).
-  KOKKOS_FUNCTION static float column_x(const Env& v, int x) {
-    return v.lo.x + ((static_cast<float>(x) + 0.5f) / static_cast<float>(v.res)) * (v.hi.x - v.lo.x);
   }
 
   /// The first column whose texel centres do not lie left of h (!(x < h);
@@ -433,9 +436,8 @@ struct BakeSdf {
       return;
     }
     const int side = 2 * block_side, per_side = (res + side - 1) / side;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, per_side * per_side), [&](const int k) {
-      super_block(v, (k % per_side) * side, (k / per_side) * side);
-    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, per_side * per_side),
+                         [&](const int k) { super_block(v, (k % per_side) * side, (k / per_side) * side); });
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, res), [&](const int y) {
       if (!signs(v, y)) signs_by_scan(v, y);

@@ -180,6 +180,10 @@ struct CellRect {
   KOKKOS_FUNCTION bool contains(const CellRect& o) const {
     return o.x0 >= x0 && o.x1 <= x1 && o.y0 >= y0 && o.y1 <= y1;
   }
+  /// The least rectangle holding both (neither empty).
+  KOKKOS_FUNCTION CellRect united(const CellRect& o) const {
+    return {kmath::min(x0, o.x0), kmath::max(x1, o.x1), kmath::min(y0, o.y0), kmath::max(y1, o.y1)};
+  }
 };
 
 /// The cells covering `area` widened by r (clamped to the grid).
@@ -256,8 +260,7 @@ KOKKOS_FUNCTION void walk_cells(const GridHeader& g, const std::uint32_t* cells,
     if (need2 < 1e38f) {
       const CellRect want = covering(g, area, walk_reach(g, need2, tol));
       if (done.contains(want)) return;
-      now = {kmath::min(want.x0, done.x0), kmath::max(want.x1, done.x1), kmath::min(want.y0, done.y0),
-             kmath::max(want.y1, done.y1)};
+      now = done.united(want);
     } else {
       now = {kmath::max(done.x0 - 1, 0), kmath::min(done.x1 + 1, g.gx - 1), kmath::max(done.y0 - 1, 0),
              kmath::min(done.y1 + 1, g.gy - 1)};
