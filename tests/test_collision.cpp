@@ -169,10 +169,10 @@ TEMPLATE_TEST_CASE("CollisionChecker sdf: the square band within a texel of the 
 TEMPLATE_TEST_CASE("CollisionChecker sdf: the bake gives the field of a plain scan, bit for bit",
                    "[runtime][collision]", TRACKGEN_TEST_SPACES) {
   using Space = TestType;
-  // R = 24: super blocks of 2 x 2 blocks and blocks with too many candidates
-  // (split down to single texels) and partial blocks at the edges; 128: the
-  // default resolution.
-  const int R = GENERATE(24, 64, 128);
+  // R = 8: the smallest allowed (one partial super block); 24: super blocks
+  // of 2 x 2 blocks and blocks with too many candidates (split down to single
+  // texels) and partial blocks at the edges; 128: the default resolution.
+  const int R = GENERATE(8, 24, 64, 128);
   for (const std::string generator : {"bezier", "hull", "polar", "voronoi", "checkpoint"}) {
     DYNAMIC_SECTION(generator << " R=" << R) {
       TrackGenConfig cfg;
