@@ -6,6 +6,7 @@
 
 #include <trackgen/pipeline/track_generator.hpp>
 #include <trackgen/runtime/detail/border_grid.hpp>
+#include <trackgen/runtime/detail/collision_kernels.hpp>
 #include <trackgen/runtime/detail/grid_bounds.hpp>
 
 #include <algorithm>
@@ -444,6 +445,68 @@ TEMPLATE_TEST_CASE("CollisionChecker segments: the border grid gives the contact
   }
 }
 
+TEMPLATE_TEST_CASE("CollisionChecker segments: boxes queried again read what they kept, until a bake of their env",
+                   "[runtime][collision]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  TrackGenConfig cfg;
+  cfg.num_envs = 4;
+  TrackGenerator<Space> gen(cfg, SeedState<Space>(cfg.num_envs, 9));
+  const auto& track = gen.generate();
+  const auto first = track.to_host();
+  // Car-size boxes on and beside the centerline of the first tracks, turned along it.
+  constexpr int kBoxes = 64;
+  tt::Lcg rng{31u};
+  std::vector<BoxCase> cases;
+  for (int e = 0; e < cfg.num_envs; ++e) {
+    for (int b = 0; b < kBoxes; ++b) {
+      const std::size_t i = std::size_t(e) * cfg.N_max + std::size_t(b) * std::size_t(first.count(e)) / kBoxes;
+      const Vec3f c = first.center(i), t = first.tangent(i);
+      const float off = cfg.half_width * (-0.6f + 1.2f * rng.uniformf());
+      cases.push_back({{c.x - t.y * off, c.y + t.x * off, 0}, std::atan2(t.y, t.x), {0.04f, 0.02f}});
+    }
+  }
+  CollisionChecker<Space> checker(Space(), track, kBoxes);
+  // How many boxes of env e have a set kept from the env's current grid.
+  const auto kept = [&](int e) {
+    const auto sets = tt::to_vector(checker.near_sets().sets);
+    const auto header = tt::to_vector(checker.border_grid().header);
+    int n = 0;
+    for (int b = 0; b < kBoxes; ++b) n += sets[std::size_t(e) * kBoxes + b].stamp == header[e].stamp ? 1 : 0;
+    return n;
+  };
+  const auto check = [&](const Track<Kokkos::HostSpace>& h) {
+    const TestBoxes<Space> in(cases);
+    const HostContact<Space> got(checker.query(in.position, in.orientation, in.half));
+    const auto [oob, out] = check_against_plain(h, cases, got, tt::to_vector(in.orientation), kBoxes);
+    return oob;
+  };
+  for (int round = 0; round < 4; ++round) {  // the same boxes, then moved a little along
+    INFO("round " << round);
+    CHECK(check(first) < static_cast<int>(cases.size()) / 4);
+    for (int e = 0; e < cfg.num_envs; ++e) CHECK(kept(e) > kBoxes / 2);
+    for (auto& c : cases) c.position.x += 0.003f, c.position.y += 0.002f;
+  }
+  // Envs 0 and 2 get a narrower band (the inner border moved 40% of the way
+  // to the outer one: the same grid cells, fewer boxes inside), their grids
+  // rebuilt: their boxes' sets are stale, the other envs' still serve.
+  auto inner = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), track.inner);
+  for (const int e : {0, 2}) {
+    for (int i = 0; i < first.count(e); ++i) {
+      const std::size_t k = std::size_t(e) * cfg.N_max + i;
+      inner(k) = inner(k) + 0.4f * (first.outer(k) - inner(k));
+    }
+  }
+  Kokkos::deep_copy(track.inner, inner);
+  const auto mask = tt::to_device<Space>(std::vector<std::int32_t>{1, 0, 1, 0}, "mask");
+  checker.bake(LaunchContext<Space>(), mask);
+  CHECK(kept(0) == 0);
+  CHECK(kept(1) > kBoxes / 2);
+  CHECK(kept(2) == 0);
+  const int oob = check(track.to_host());
+  CHECK(oob > static_cast<int>(cases.size()) / 4);  // the narrowed envs' boxes near the inner border
+  CHECK(kept(1) > kBoxes / 2);
+}
+
 TEMPLATE_TEST_CASE("CollisionChecker segments: huge, tiny, infinite and NaN boxes give defined contacts",
                    "[runtime][collision]", TRACKGEN_TEST_SPACES) {
   using Space = TestType;
@@ -654,7 +717,8 @@ std::size_t checker_bytes(const CollisionChecker<Space>& c) {
   const auto& g = c.border_grid();
   const auto& f = c.sdf();
   return bytes(k.oob) + bytes(k.distance) + bytes(k.nearest) + bytes(k.normal) + bytes(k.boundary) + bytes(g.header) +
-         bytes(g.cells) + bytes(g.refs) + bytes(f.phi) + bytes(f.boundary) + bytes(f.lo) + bytes(f.hi);
+         bytes(g.cells) + bytes(g.refs) + bytes(c.near_sets().sets) + bytes(f.phi) + bytes(f.boundary) + bytes(f.lo) +
+         bytes(f.hi);
 }
 
 /// Sets TRACKGEN_MEMORY_LIMIT_MB for the scope of the object.

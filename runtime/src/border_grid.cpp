@@ -58,6 +58,8 @@ struct BuildBorderGrid {
     const int n_max = track.n_max();
     const int m = kmath::clamp(track.count(e), 0, n_max);
     GridHeader g;
+    const std::uint32_t stamp = grid.header(e).stamp + 1;  // a new build: what queries kept of the old one is stale
+    g.stamp = stamp != 0 ? stamp : 1;
     if (m < 3) {
       grid.header(e) = g;
       return;

@@ -49,6 +49,7 @@ std::size_t CollisionChecker<Space>::estimate_bytes(int num_envs, int n_max, int
   const std::size_t E = static_cast<std::size_t>(num_envs), boxes = E * static_cast<std::size_t>(max_boxes);
   std::size_t bytes = boxes * (2 * sizeof(std::int32_t) + sizeof(float) + 2 * sizeof(Vec2f));
   bytes += detail::border_grid_bytes(E, n_max);
+  if (method == CollisionMethod::segments) bytes += boxes * sizeof(detail::NearSet);
   if (method == CollisionMethod::sdf) {
     const std::size_t R = static_cast<std::size_t>(grid.resolution);
     bytes += E * (R * R * (sizeof(float) + sizeof(std::int8_t)) + 2 * sizeof(Vec2f));
@@ -76,6 +77,8 @@ CollisionChecker<Space>::CollisionChecker(Space space, const track_type& track, 
   Kokkos::deep_copy(s, contacts_.boundary, -1);
   border_grid_ =
       std::make_shared<detail::BorderGrid<Space>>(detail::make_border_grid(s, track.num_envs(), track.n_max()));
+  near_sets_ = std::make_shared<detail::NearSets<Space>>();
+  if (method_ == CollisionMethod::segments) near_sets_->sets = detail::runtime_view<detail::NearSet>(s, "near_sets", n);
   if (method_ == CollisionMethod::sdf) {
     const std::size_t R = static_cast<std::size_t>(grid_.resolution);
     sdf_.resolution = grid_.resolution;
@@ -120,8 +123,8 @@ template <class Space>
 const BoxContact<Space>& CollisionChecker<Space>::launch_query(const LaunchContext<Space>& ctx,
                                                                const BoxInputs<Space>& in) {
   if (method_ == CollisionMethod::segments) {
-    detail::query_segments(ctx, track_, *border_grid_, in.position, in.orientation, in.half_extents, contacts_,
-                           max_boxes_);
+    detail::query_segments(ctx, track_, *border_grid_, near_sets_->sets, in.position, in.orientation, in.half_extents,
+                           contacts_, max_boxes_);
   } else {
     detail::query_sdf(ctx, sdf_, in.position, in.orientation, in.half_extents, contacts_, max_boxes_);
   }

@@ -15,6 +15,12 @@
 //     cells within the distance that could still improve on the nearest so far
 //     (and on the nearest of every corner outside its border), each segment
 //     once, skipped when its bounding box shows it cannot change a result.
+// A box with no corner outside its borders reads its cells in a near pass
+// (every segment of a round measured in one vectorized loop) and keeps the
+// first round's cells and segments, its NearSet; the next query of the box
+// reads only that set while the set decides its contact (from_near_set), so
+// an agent that moves a little per step reads a few hundred sequential bytes
+// instead of scattered grid cells and border points.
 // An env without a grid (an odd track, detail/border_grid.hpp) scans every
 // segment instead, chunk by chunk with the same bounds: the same contacts.
 // A box with a non-finite corner, or so far away that no squared distance is
@@ -56,11 +62,13 @@ struct Nearest {
   float best_threshold = 3e38f;  // threshold(best2, tol)
   int border = 2, index = 0;
   Vec2f point = nan2();
+  Vec2f start = nan2(), end = nan2();  // the nearest segment
   bool cut = false;
 
-  /// Segment (border, i) with candidate squared distance d2 at point q (none
-  /// unless d2 < 3e38: a candidate that far, or overflowing, is no candidate).
-  KOKKOS_FUNCTION void offer(int b, int i, float d2, Vec2f q, float tol) {
+  /// Segment (border, i) = [a, c] with candidate squared distance d2 at
+  /// point q (none unless d2 < 3e38: a candidate that far, or overflowing, is
+  /// no candidate).
+  KOKKOS_FUNCTION void offer(int b, int i, float d2, Vec2f q, Vec2f a, Vec2f c, float tol) {
     if (!(d2 < 3e38f)) return;
     if (d2 < best2 || (d2 == best2 && (b < border || (b == border && i < index)))) {
       best2 = d2;
@@ -68,6 +76,8 @@ struct Nearest {
       border = b;
       index = i;
       point = q;
+      start = a;
+      end = c;
     }
   }
 };
@@ -117,52 +127,125 @@ KOKKOS_INLINE_FUNCTION Candidates candidates(const BoxShape& s, Vec2f a, Vec2f c
   return k;
 }
 
-/// Segment [a, c] (index i of `border`) with least candidate d2 at `point`
-/// offered to r: 0 at the box centre's nearest point when it cuts the box
-/// (tested only when may_cut).
-KOKKOS_INLINE_FUNCTION void offer_segment(const BoxShape& s, int border, int i, Vec2f a, Vec2f c, float d2, Vec2f point,
-                                          bool may_cut, Nearest& r) {
-  if (may_cut && geom::segment_hits_box(a, c, s.box)) {
-    r.cut = true;
-    d2 = 0.0f;
-    point = geom::closest_point_on_segment(s.box.center, a, c);
-  }
-  r.offer(border, i, d2, point, s.tol);
+/// Whether segment [a, c] cuts the box (tested only when may_cut); its
+/// least candidate d2 at `point` then becomes 0 at the box centre's nearest
+/// point.
+KOKKOS_INLINE_FUNCTION bool cuts(const BoxShape& s, Vec2f a, Vec2f c, bool may_cut, float& d2, Vec2f& point) {
+  if (!may_cut || !geom::segment_hits_box(a, c, s.box)) return false;
+  d2 = 0.0f;
+  point = geom::closest_point_on_segment(s.box.center, a, c);
+  return true;
 }
 
 /// The candidates of segment [a, c] (index i of `border`): corners to the
 /// segment, its start vertex to the solid box, 0 when it cuts the box; every
 /// corner's nearest distance to the border kept.
 KOKKOS_INLINE_FUNCTION void visit(const BoxShape& s, int border, int i, Vec2f a, Vec2f c, Nearest& r) {
-  const Candidates k = candidates(s, a, c);
+  Candidates k = candidates(s, a, c);
   for (int j = 0; j < 4; ++j) r.corner_min2[border][j] = kmath::min(r.corner_min2[border][j], k.corner2[j]);
-  offer_segment(s, border, i, a, c, k.d2, k.point, k.may_cut, r);
+  if (cuts(s, a, c, k.may_cut, k.d2, k.point)) r.cut = true;
+  r.offer(border, i, k.d2, k.point, a, c, s.tol);
 }
 
-/// Listed segments the near pass reads at most (the lists of 3 x 3 cells, a
-/// segment once per cell listing it).
+/// Lanes the vectorized loops take at once: their segment counts are padded
+/// to a multiple with far segments (pad_lanes()).
+inline constexpr int lane_width = 8;
+
+KOKKOS_INLINE_FUNCTION int padded(int n) { return (n + lane_width - 1) / lane_width * lane_width; }
+
+/// Listed segments a round of the near pass reads at most (the lists of 3 x 3
+/// cells; after the first round a segment once per cell listing it).
 inline constexpr int near_capacity = 128;
 
-/// The segments of the near pass side by side, and what measure() gives for
-/// each (candidates(), less the corners' distances).
+/// The segments of a round of the near pass side by side.
 struct NearSegments {
-  float ax[near_capacity], ay[near_capacity], cx[near_capacity], cy[near_capacity];
-  std::uint16_t ref[near_capacity];
-  float d2[near_capacity], qx[near_capacity], qy[near_capacity];
-  int may_cut[near_capacity];
+  float ax[near_capacity + lane_width], ay[near_capacity + lane_width];
+  float cx[near_capacity + lane_width], cy[near_capacity + lane_width];
+  std::uint16_t ref[near_capacity + lane_width];
   int n = 0;
 };
 
-/// candidates() of every segment of v (a loop a compiler vectorizes; per
-/// instruction-set level on a host).
-TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void measure(const BoxShape& s, NearSegments& v) {
-  for (int k = 0; k < v.n; ++k) {
-    const Candidates c = candidates(s, Vec2f{v.ax[k], v.ay[k]}, Vec2f{v.cx[k], v.cy[k]});
-    v.d2[k] = c.d2;
-    v.qx[k] = c.point.x;
-    v.qy[k] = c.point.y;
-    v.may_cut[k] = c.may_cut ? 1 : 0;
+/// Fills lanes [n, padded(n)) with a far, degenerate segment: no candidate
+/// (its squared distances overflow), no cut test, no parity term.
+KOKKOS_INLINE_FUNCTION void pad_lanes(float* ax, float* ay, float* cx, float* cy, std::uint16_t* ref, int n) {
+  for (int k = n; k < padded(n); ++k) ax[k] = ay[k] = cx[k] = cy[k] = 3e37f, ref[k] = 0;
+}
+
+/// Segments side by side (those of a NearSegments or of a NearSet), n of
+/// them, padded.
+struct Lanes {
+  const float *ax, *ay, *cx, *cy;
+  const std::uint16_t* ref;
+  int n;
+  KOKKOS_FUNCTION Vec2f a(int k) const { return Vec2f{ax[k], ay[k]}; }
+  KOKKOS_FUNCTION Vec2f c(int k) const { return Vec2f{cx[k], cy[k]}; }
+};
+
+KOKKOS_INLINE_FUNCTION Lanes lanes(const NearSegments& v) { return {v.ax, v.ay, v.cx, v.cy, v.ref, v.n}; }
+KOKKOS_INLINE_FUNCTION Lanes lanes(const NearSet& v) { return {v.ax, v.ay, v.cx, v.cy, v.ref, v.n}; }
+
+/// What measure() gives for each lane (candidates(), less the corners'
+/// distances; a candidate of 3e38 or more, or NaN, is none).
+struct Measures {
+  float d2[near_capacity + lane_width], qx[near_capacity + lane_width], qy[near_capacity + lane_width];
+  int may_cut[near_capacity + lane_width];
+};
+
+/// candidates() of every lane of v, lane_width at a time (a loop a compiler
+/// vectorizes; per instruction-set level on a host).
+TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void measure(const BoxShape& s, const Lanes& v, Measures& out) {
+  for (int k0 = 0; k0 < padded(v.n); k0 += lane_width) {
+    for (int k = k0; k < k0 + lane_width; ++k) {
+      const Candidates c = candidates(s, v.a(k), v.c(k));
+      out.d2[k] = c.d2;
+      out.qx[k] = c.point.x;
+      out.qy[k] = c.point.y;
+      out.may_cut[k] = c.may_cut ? 1 : 0;
+    }
   }
+}
+
+/// The lane of the least (candidate, segment) of v, or -1 when no lane has a
+/// candidate: the least candidate, then the least segment (border, index:
+/// its grid_ref) among the lanes giving it (minima over lanes, vectorized).
+TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION int least(const Lanes& v, const Measures& m) {
+  float best = 3e38f;
+  for (int k = 0; k < padded(v.n); ++k) best = m.d2[k] < best ? m.d2[k] : best;
+  if (!(best < 3e38f)) return -1;
+  int ref = 0x10000;
+  for (int k = 0; k < padded(v.n); ++k) ref = m.d2[k] == best && v.ref[k] < ref ? v.ref[k] : ref;
+  int k = 0;
+  while (!(m.d2[k] == best && v.ref[k] == ref)) ++k;
+  return k;
+}
+
+/// Every segment of v measured and offered to r, as visit() one by one
+/// would (less the corners' distances): the cut tests, then the least
+/// (distance, border, index) offered; its lane (-1: none).
+KOKKOS_INLINE_FUNCTION int offer_all(const BoxShape& s, const Lanes& v, Nearest& r) {
+  Measures m;
+  measure(s, v, m);
+  for (int k = 0; k < v.n; ++k) {
+    if (m.may_cut[k] == 0) continue;
+    Vec2f q{m.qx[k], m.qy[k]};
+    if (cuts(s, v.a(k), v.c(k), true, m.d2[k], q)) r.cut = true;
+    m.qx[k] = q.x, m.qy[k] = q.y;
+  }
+  const int k = least(v, m);
+  if (k >= 0)
+    r.offer(ref_border(v.ref[k]), ref_index(v.ref[k]), m.d2[k], Vec2f{m.qx[k], m.qy[k]}, v.a(k), v.c(k), s.tol);
+  return k;
+}
+
+/// The parity terms (parity_term with x*) of the segments of v for point p,
+/// xor-ed per border: bit b for border b (a loop a compiler vectorizes).
+TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION int parity_terms(Vec2f p, const Lanes& v, float x_star) {
+  int t = 0;
+  for (int k0 = 0; k0 < padded(v.n); k0 += lane_width) {
+    for (int k = k0; k < k0 + lane_width; ++k)
+      t ^= (parity_term(p, v.a(k), v.c(k), x_star) ? 1 : 0) << (v.ref[k] >> 15);
+  }
+  return t;
 }
 
 /// What the distance pass needs besides the box: which corners lie outside
@@ -203,6 +286,7 @@ template <class Space>
 struct QuerySegments {
   Track<typename Space::memory_space> track;
   BorderGrid<Space> grid;
+  DView<NearSet, Space> near;
   DView<Vec3f, Space> position;
   DView<Quatf, Space> orientation;
   DView<Vec2f, Space> half;
@@ -290,18 +374,19 @@ struct QuerySegments {
   /// The distances of a box with no corner outside its borders, read in
   /// rounds like walk_cells (the cells within a cell of the box's extent,
   /// then those within the reach of the nearest so far, until the cells read
-  /// cover it), each round's new segments measured together (measure(); a
-  /// segment listed in several cells gives the same candidate again) and
-  /// offered in the walk's terms (the least (distance, border, index); the
-  /// cut test where the boxes meet). The cells read cover what walk_cells
-  /// would read for the nearest found, so the result is walk_cells' with
-  /// visit() (every candidate that ties or beats it is among those offered),
-  /// without a branch on every segment. false (r unchanged) when a round's
+  /// cover it), each round's new segments measured together (offer_all(); in
+  /// the first round each segment once, in the first cell listing it, as
+  /// visit_cells does; later a segment listed in several cells gives the same
+  /// candidate again) and offered in the walk's terms. The cells read cover
+  /// what walk_cells would read for the nearest found, so the result is
+  /// walk_cells' with visit() (every candidate that ties or beats it is among
+  /// those offered), without a branch on every segment. The rounds it took (v
+  /// holds the first's segments when 1), or 0 (r unchanged) when a round's
   /// lists hold more than near_capacity, or after three rounds: the walk
   /// decides.
-  KOKKOS_FUNCTION static bool near_pass(const GridHeader& g, const std::uint32_t* cells, const std::uint16_t* refs,
-                                        const Vec3f* const* borders, int m, const BoxShape& s, Nearest& r) {
-    NearSegments v;
+  KOKKOS_FUNCTION static int near_pass(const GridHeader& g, const std::uint32_t* cells, const std::uint16_t* refs,
+                                       const Vec3f* const* borders, int m, const BoxShape& s, NearSegments& v,
+                                       Nearest& r) {
     Nearest near_r = r;
     CellRect done;
     CellRect now = covering(g, s.extent, g.h);
@@ -311,104 +396,94 @@ struct QuerySegments {
       for (int row = now.y0; row <= now.y1; ++row) {
         const bool old_row = !done.empty() && row >= done.y0 && row <= done.y1;
         const int from[2] = {now.x0, done.x1 + 1}, to[2] = {old_row ? done.x0 - 1 : now.x1, now.x1};
+        const float below = cell_y0(g, row) + g.delta;  // the widened top of the row below
         for (int run = 0; run < (old_row ? 2 : 1); ++run) {
           if (from[run] > to[run]) continue;
           const std::uint32_t first = cells[row * g.gx + from[run]] >> 2, last = cells[row * g.gx + to[run] + 1] >> 2;
-          if (static_cast<int>(last - first) > near_capacity - v.n) return false;
-          for (std::uint32_t t = first; t < last; ++t, ++v.n) {
-            const std::uint16_t ref = refs[t];
-            const Vec3f* const p = borders[ref_border(ref)];
-            const int i = ref_index(ref);
-            const Vec3f a = p[i], c = p[i + 1 < m ? i + 1 : 0];
-            v.ax[v.n] = a.x, v.ay[v.n] = a.y, v.cx[v.n] = c.x, v.cy[v.n] = c.y, v.ref[v.n] = ref;
+          if (static_cast<int>(last - first) > near_capacity - v.n) return 0;
+          for (int col = from[run]; col <= to[run]; ++col) {
+            const float left = cell_x0(g, col) + g.delta;  // the widened right of the column to the left
+            for (std::uint32_t t = cells[row * g.gx + col] >> 2, end = cells[row * g.gx + col + 1] >> 2; t < end; ++t) {
+              const std::uint16_t ref = refs[t];
+              const Vec3f* const p = borders[ref_border(ref)];
+              const int i = ref_index(ref);
+              const Vec3f a = p[i], c = p[i + 1 < m ? i + 1 : 0];
+              // In the first round, a segment listed in a cell before (it meets that cell's widened region).
+              if (round == 0 &&
+                  ((col > now.x0 && kmath::min(a.x, c.x) <= left) || (row > now.y0 && kmath::min(a.y, c.y) <= below)))
+                continue;
+              v.ax[v.n] = a.x, v.ay[v.n] = a.y, v.cx[v.n] = c.x, v.cy[v.n] = c.y, v.ref[v.n] = ref;
+              ++v.n;
+            }
           }
         }
       }
-      measure(s, v);
-      for (int k = 0; k < v.n; ++k) {
-        offer_segment(s, ref_border(v.ref[k]), ref_index(v.ref[k]), Vec2f{v.ax[k], v.ay[k]}, Vec2f{v.cx[k], v.cy[k]},
-                      v.d2[k], Vec2f{v.qx[k], v.qy[k]}, v.may_cut[k] != 0, near_r);
-      }
+      pad_lanes(v.ax, v.ay, v.cx, v.cy, v.ref, v.n);
+      offer_all(s, lanes(v), near_r);
       done = now;
-      if (!(near_r.best2 < 1e38f)) return false;
+      if (!(near_r.best2 < 1e38f)) return 0;
       const CellRect want = covering(g, s.extent, walk_reach(g, near_r.best2, s.tol));
       if (done.contains(want)) {
         r = near_r;
-        return true;
+        return round + 1;
       }
       now = done.united(want);
     }
-    return false;
+    return 0;
   }
 
-  /// How many boxes ahead each stage of a query's prefetch runs (each stage
-  /// reads what the one before asked for): the words of the 3 x 3 cells
-  /// around the cell of box b + cells_ahead's position, the lists of those
-  /// cells for box b + lists_ahead, the border points those lists hold (and
-  /// the centerline point near the box's cell) for box b + points_ahead. The
-  /// positions and grid headers are read in box order, which the hardware
-  /// prefetches; the rest is scattered over the batch.
-  static constexpr int cells_ahead = 16, lists_ahead = 8, points_ahead = 4;
-
-  /// Where box b's position lies in its env's grid.
-  struct Spot {
-    int e = 0, cx = -1, cy = -1, gx = 0, gy = 0;
-    const std::uint32_t* cells = nullptr;
-    const std::uint16_t* refs = nullptr;
-    /// The first cell and the end of its row's run of three around the spot in row r.
-    KOKKOS_FUNCTION int first(int r) const { return r * gx + kmath::max(cx - 1, 0); }
-    KOKKOS_FUNCTION int last(int r) const { return r * gx + kmath::min(cx + 1, gx - 1) + 1; }
-  };
-
-  /// Box b's spot; false when there is no box b, its env has no grid, or it
-  /// lies outside the grid.
-  KOKKOS_FUNCTION bool locate(const int b, Spot& s) const {
-    if (b >= static_cast<int>(position.extent(0))) return false;
-    s.e = b / boxes;
-    const GridHeader& g = grid.header(s.e);
-    const Vec3f pos = position(b);
-    s.cx = cell_column(g, pos.x), s.cy = cell_row(g, pos.y), s.gx = g.gx, s.gy = g.gy;
-    s.cells = grid.cells.data() + static_cast<std::size_t>(s.e) * (grid.side * grid.side + 1);
-    s.refs = grid.refs.data() + static_cast<std::size_t>(s.e) * grid.capacity;
-    return s.cx >= 0 && s.cy >= 0;
+  /// Keeps box b's NearSet: the first round's cells `rect` of a near pass
+  /// and their segments v (each once), with the parity bits that give corner
+  /// 0 its parities `odd` (found from the grid; a rectangle's bits serve
+  /// every point of it).
+  KOKKOS_FUNCTION void keep(int b, std::size_t base, const GridHeader& g, const BoxShape& s, const CellRect& rect,
+                            const NearSegments& v, const bool (&odd)[2][4]) const {
+    NearSet& k = near(b);
+    if (v.n > near_set_capacity) {
+      k.stamp = 0;
+      return;
+    }
+    for (int t = 0; t < padded(v.n); ++t) {
+      k.ax[t] = v.ax[t], k.ay[t] = v.ay[t], k.cx[t] = v.cx[t], k.cy[t] = v.cy[t], k.ref[t] = v.ref[t];
+      const Vec2f o = t < v.n ? geom::xy(track.center(base + ref_index(v.ref[t]))) : Vec2f{0.0f, 0.0f};
+      k.ox[t] = o.x, k.oy[t] = o.y;
+    }
+    k.n = static_cast<std::uint8_t>(v.n);
+    const int odd0 = (odd[0][0] ? 1 : 0) | (odd[1][0] ? 2 : 0);
+    k.bits = static_cast<std::uint8_t>(odd0 ^ parity_terms(s.corner[0], lanes(k), cell_x0(g, rect.x1 + 1) + g.delta));
+    k.x0 = static_cast<std::int16_t>(rect.x0), k.x1 = static_cast<std::int16_t>(rect.x1);
+    k.y0 = static_cast<std::int16_t>(rect.y0), k.y1 = static_cast<std::int16_t>(rect.y1);
+    k.stamp = g.stamp;
   }
 
-  /// The three stages for the boxes ahead of box b.
-  KOKKOS_FUNCTION void prefetch_ahead(const int b) const {
-    Spot s;
-    if (locate(b + cells_ahead, s)) {
-      for (int r = kmath::max(s.cy - 1, 0); r <= kmath::min(s.cy + 1, s.gy - 1); ++r) {
-        detail::prefetch(s.cells + s.first(r), sizeof(std::uint32_t) * (s.last(r) + 1 - s.first(r)));
-      }
+  /// Box b's contact from its NearSet, when the set decides it
+  /// (docs/algorithms.md#collision): kept from the env's current grid, every
+  /// corner in its cells, the cells covering what walk_cells would read for
+  /// the nearest of its segments (near_pass' test), that nearest more than 2
+  /// tol away (so no segment comes near a corner: each corner's ray-crossing
+  /// parities, as a plain count evaluates them, equal corner 0's), and corner
+  /// 0 inside the band (its parities: the set's bits xor the terms of its
+  /// segments). false (nothing written) otherwise.
+  KOKKOS_FUNCTION bool from_near_set(int b, const GridHeader& g, const BoxShape& s) const {
+    const NearSet& k = near(b);
+    if (k.stamp != g.stamp) return false;
+    const CellRect rect{k.x0, k.x1, k.y0, k.y1};
+    for (int j = 0; j < 4; ++j) {
+      const int cx = cell_column(g, s.corner[j].x), cy = cell_row(g, s.corner[j].y);
+      if (cx < rect.x0 || cx > rect.x1 || cy < rect.y0 || cy > rect.y1) return false;
     }
-    if (locate(b + lists_ahead, s)) {
-      for (int r = kmath::max(s.cy - 1, 0); r <= kmath::min(s.cy + 1, s.gy - 1); ++r) {
-        const std::uint32_t first = s.cells[s.first(r)] >> 2, last = s.cells[s.last(r)] >> 2;
-        detail::prefetch(s.refs + first, sizeof(std::uint16_t) * (last - first));
-      }
-    }
-    if (locate(b + points_ahead, s)) {
-      const std::size_t base = static_cast<std::size_t>(s.e) * track.n_max();
-      const Vec3f* const borders[2] = {track.inner.data() + base, track.outer.data() + base};
-      for (int r = kmath::max(s.cy - 1, 0); r <= kmath::min(s.cy + 1, s.gy - 1); ++r) {
-        int asked = -8;  // the last ref asked for (refs a few points apart share a line)
-        for (std::uint32_t t = s.cells[s.first(r)] >> 2, end = s.cells[s.last(r)] >> 2; t < end; ++t) {
-          const int ref = s.refs[t];
-          if (ref - asked > 4 || asked - ref > 4) {
-            detail::prefetch(borders[ref_border(s.refs[t])] + ref_index(s.refs[t]), sizeof(Vec3f));
-            asked = ref;
-          }
-        }
-      }
-      // The centerline point the contact's normal reads: near the first segment of the box's cell.
-      const int c = s.cy * s.gx + s.cx;
-      if (s.cells[c] >> 2 < s.cells[c + 1] >> 2)
-        detail::prefetch(&track.center(base + ref_index(s.refs[s.cells[c] >> 2])), sizeof(Vec3f));
-    }
+    Nearest r;
+    const int lane = offer_all(s, lanes(k), r);
+    if (!(r.best2 > 4.0f * s.tol * s.tol && r.best2 < 1e38f)) return false;
+    if (!rect.contains(covering(g, s.extent, walk_reach(g, r.best2, s.tol)))) return false;
+    // Inside the band: even for the inner border, odd for the outer.
+    if ((k.bits ^ parity_terms(s.corner[0], lanes(k), cell_x0(g, rect.x1 + 1) + g.delta)) != 2) return false;
+    const bool none[2][4] = {};
+    write(b, none, r, Vec2f{k.ox[lane], k.oy[lane]});
+    return true;
   }
 
   KOKKOS_FUNCTION void operator()(const int b) const {
-    prefetch_ahead(b);
     const Vec3f pos = position(b);
     if (!kmath::isfinite(pos.x) || !kmath::isfinite(pos.y)) return no_geometry(out, b, 0);
     const int e = b / boxes, n_max = track.n_max();
@@ -429,6 +504,7 @@ struct QuerySegments {
     s.tol = g.tol + 0x1p-16f * (kmath::max(kmath::fabs(s.box.center.x), kmath::fabs(s.box.center.y)) +
                                 kmath::max(kmath::fabs(s.box.half.x), kmath::fabs(s.box.half.y)));
     const bool has_grid = g.gx > 0;
+    if (has_grid && from_near_set(b, g, s)) return;
     int cell[4];
     for (int k = 0; k < 4 && has_grid; ++k) {
       const int cx = cell_column(g, s.corner[k].x), cy = cell_row(g, s.corner[k].y);
@@ -456,8 +532,11 @@ struct QuerySegments {
     for (int border = 0; border < 2; ++border) {
       for (int k = 0; k < 4; ++k) r.corner_min2[border][k] = 3e38f;
     }
-    if (has_grid && !q.violated[0] && !q.violated[1] && near_pass(g, cells, refs, borders, m, s, r)) {
-      return write(b, base, m, borders, q.violates, r);
+    if (has_grid && !q.violated[0] && !q.violated[1]) {
+      NearSegments v;
+      const int rounds = near_pass(g, cells, refs, borders, m, s, v, r);
+      if (rounds == 1) keep(b, base, g, s, covering(g, s.extent, g.h), v, odd);
+      if (rounds > 0) return write(b, q.violates, r, center_of(base, r));
     }
     if (!has_grid) {
       scan_distances(borders, m, s, q, r);
@@ -465,7 +544,12 @@ struct QuerySegments {
       Distances d{s, q, r};
       walk_cells(g, cells, refs, borders, m, s.extent, s.tol, d);
     }
-    write(b, base, m, borders, q.violates, r);
+    write(b, q.violates, r, center_of(base, r));
+  }
+
+  /// The centerline point of r's nearest segment's index (NaN without one).
+  KOKKOS_FUNCTION Vec2f center_of(std::size_t base, const Nearest& r) const {
+    return r.border > 1 ? nan2() : geom::xy(track.center(base + r.index));
   }
 
   /// The contact: out of bounds when a corner violates a border or a segment
@@ -474,8 +558,8 @@ struct QuerySegments {
   /// segment, pointing towards its centerline point. A box so far away that
   /// no squared distance is finite (or not finite itself) is out of bounds
   /// without geometry.
-  KOKKOS_FUNCTION void write(int b, std::size_t base, int m, const Vec3f* const* borders, const bool (&violates)[2][4],
-                             const Nearest& r) const {
+  /// `center`: the centerline point of the nearest segment's index.
+  KOKKOS_FUNCTION void write(int b, const bool (&violates)[2][4], const Nearest& r, Vec2f center) const {
     if (r.border > 1) return no_geometry(out, b, 1);
     bool any = false;
     float penetration2 = 0.0f;
@@ -488,9 +572,8 @@ struct QuerySegments {
     }
     const bool oob = any || r.cut;
     const float penetration = kmath::sqrt(penetration2);
-    const Vec3f* const p = borders[r.border];
-    const Vec2f seg = geom::xy(p[r.index + 1 < m ? r.index + 1 : 0]) - geom::xy(p[r.index]);
-    const Vec2f to_center = geom::xy(track.center(base + r.index)) - r.point;
+    const Vec2f seg = r.end - r.start;
+    const Vec2f to_center = center - r.point;
     Vec2f n = length_sq(seg) > 1e-12f ? Vec2f{-seg.y, seg.x} : to_center;
     n = geom::safe_norm2(n);
     if (dot(n, to_center) < 0.0f) n = -n;
@@ -506,17 +589,17 @@ struct QuerySegments {
 
 template <class Space>
 void query_segments(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track,
-                    const BorderGrid<Space>& grid, const DView<Vec3f, Space>& position,
-                    const DView<Quatf, Space>& orientation, const DView<Vec2f, Space>& half_extents,
-                    const BoxContact<Space>& out, int boxes) {
+                    const BorderGrid<Space>& grid, const DView<NearSet, Space>& near,
+                    const DView<Vec3f, Space>& position, const DView<Quatf, Space>& orientation,
+                    const DView<Vec2f, Space>& half_extents, const BoxContact<Space>& out, int boxes) {
   ctx.for_each("TrackGen::runtime::collision::segments", position.extent(0),
-               QuerySegments<Space>{track, grid, position, orientation, half_extents, out, boxes});
+               QuerySegments<Space>{track, grid, near, position, orientation, half_extents, out, boxes});
 }
 
-#define TRACKGEN_INSTANTIATE_SEGMENTS(S)                                                                \
-  template void query_segments<S>(const LaunchContext<S>&, const Track<typename S::memory_space>&,      \
-                                  const BorderGrid<S>&, const DView<Vec3f, S>&, const DView<Quatf, S>&, \
-                                  const DView<Vec2f, S>&, const BoxContact<S>&, int);
+#define TRACKGEN_INSTANTIATE_SEGMENTS(S)                                                                  \
+  template void query_segments<S>(const LaunchContext<S>&, const Track<typename S::memory_space>&,        \
+                                  const BorderGrid<S>&, const DView<NearSet, S>&, const DView<Vec3f, S>&, \
+                                  const DView<Quatf, S>&, const DView<Vec2f, S>&, const BoxContact<S>&, int);
 TRACKGEN_FOR_EACH_SPACE(TRACKGEN_INSTANTIATE_SEGMENTS)
 
 }  // namespace trackgen::detail

@@ -55,6 +55,8 @@ namespace trackgen {
 namespace detail {
 template <class Space>
 struct BorderGrid;  // internal: trackgen/runtime/detail/border_grid.hpp
+template <class Space>
+struct NearSets;  // internal: trackgen/runtime/detail/collision_kernels.hpp
 }  // namespace detail
 
 /// The collision backend.
@@ -119,7 +121,8 @@ class CollisionChecker {
                    CollisionMethod method = CollisionMethod::segments, const GridOptions& grid = {});
 
   /// Bytes a checker of `num_envs` envs of tracks of `n_max` points allocates:
-  /// contacts, border grids, and for the sdf backend the field.
+  /// contacts, border grids, for the segments backend what it keeps of each
+  /// box between queries (848 bytes a box), and for the sdf backend the field.
   static std::size_t estimate_bytes(int num_envs, int n_max, int max_boxes, CollisionMethod method,
                                     const GridOptions& grid = {});
 
@@ -150,6 +153,10 @@ class CollisionChecker {
   /// The border grids (internal: trackgen/runtime/detail/border_grid.hpp,
   /// docs/algorithms.md#border-grid).
   const detail::BorderGrid<Space>& border_grid() const { return *border_grid_; }
+  /// What the segments backend keeps of each box between queries (internal:
+  /// trackgen/runtime/detail/collision_kernels.hpp, docs/algorithms.md#collision;
+  /// an empty View for sdf).
+  const detail::NearSets<Space>& near_sets() const { return *near_sets_; }
   /// The backend.
   CollisionMethod method() const { return method_; }
   /// Boxes per env B.
@@ -171,6 +178,7 @@ class CollisionChecker {
   SignedDistanceField<Space> sdf_;
   // Shared, as the Views are: a copy of the checker reads the same grids.
   std::shared_ptr<detail::BorderGrid<Space>> border_grid_;
+  std::shared_ptr<detail::NearSets<Space>> near_sets_;  // segments backend: what queries keep per box
   BoundInputs<BoxInputs<Space>> inputs_;
 };
 

@@ -30,12 +30,13 @@ namespace trackgen::detail {
 /// non-finite or zero-size border box, or more listed segments than the
 /// capacity); queries of the env then read every segment.
 struct GridHeader {
-  Vec2f lo{0.0f, 0.0f};  ///< lower corner
-  float h = 0.0f;        ///< cell side
-  float inv_h = 0.0f;    ///< 1 / h
-  float delta = 0.0f;    ///< registration margin (far above the rounding of the coordinates)
-  float tol = 0.0f;      ///< slack of the distance lower bounds (rounding of the distances)
-  int gx = 0, gy = 0;    ///< cells per axis, at most the grid's side
+  Vec2f lo{0.0f, 0.0f};     ///< lower corner
+  float h = 0.0f;           ///< cell side
+  float inv_h = 0.0f;       ///< 1 / h
+  float delta = 0.0f;       ///< registration margin (far above the rounding of the coordinates)
+  float tol = 0.0f;         ///< slack of the distance lower bounds (rounding of the distances)
+  int gx = 0, gy = 0;       ///< cells per axis, at most the grid's side
+  std::uint32_t stamp = 0;  ///< builds of this env's grid so far (wrapping past 0 to 1; 0: never built)
 };
 
 /// The border grids of a batch: cells[e * (side^2 + 1) + c] holds
@@ -157,20 +158,24 @@ KOKKOS_INLINE_FUNCTION float point_gap2(Vec2f q, const ChunkBox& b) {
   return dx * dx + dy * dy;
 }
 
-/// The term of one listed segment [a, b] of cell column cx in the ray-crossing
-/// parity of point p of that cell (x* = x0(cx + 1) + delta): the segment's
-/// own crossing of p's ray (geom::ray_crosses, as a plain count evaluates it),
-/// xor, when it straddles p.y and lies right of x*, 1, xor, when it crosses
-/// the line x*, whether its endpoint right of x* lies above p. The parity of
-/// a point is the cell's bit xor these terms over the cell's segments of the
-/// border: it equals the count of every segment of the border crossing p's
-/// ray (docs/algorithms.md#border-grid).
+/// The term of one listed segment [a, b] of a cell (or of a rectangle of
+/// cells, the segments meeting its widened region listed) whose right column
+/// is cx, in the ray-crossing parity of point p of that cell (x* = x0(cx + 1)
+/// + delta): the segment's own crossing of p's ray (geom::ray_crosses, as a
+/// plain count evaluates it), xor, when it straddles p.y and lies right of
+/// x*, 1, xor, when it crosses the line x*, whether its endpoint right of x*
+/// lies above p. The parity of a point is the cell's bit xor these terms over
+/// the cell's segments of the border: it equals the count of every segment of
+/// the border crossing p's ray (docs/algorithms.md#border-grid). Written with
+/// selects (the crossing's x computed even when unused) so that a loop over
+/// segments vectorizes.
 KOKKOS_INLINE_FUNCTION bool parity_term(Vec2f p, Vec2f a, Vec2f b, float x_star) {
   const float xmin = kmath::min(a.x, b.x), xmax = kmath::max(a.x, b.x);
-  bool t = false;
-  if ((a.y > p.y) != (b.y > p.y)) t = geom::ray_crosses(p, a, b) != (xmin > x_star);
-  if (xmin <= x_star && x_star < xmax) t = t != ((a.x > b.x ? a.y : b.y) > p.y);
-  return t;
+  const bool straddles = (a.y > p.y) != (b.y > p.y);
+  const float x_hit = a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y);  // geom::ray_crosses'
+  const bool own = straddles && ((p.x < x_hit) != (xmin > x_star));
+  const bool line = xmin <= x_star && x_star < xmax && (a.x > b.x ? a.y : b.y) > p.y;
+  return own != line;
 }
 
 /// A rectangle of cells (inclusive indices; x0 > x1: empty).

@@ -18,13 +18,41 @@ KOKKOS_INLINE_FUNCTION void no_geometry(const BoxContact<Space>& out, int b, int
   out.boundary(b) = -1;
 }
 
+/// Segments a NearSet holds at most.
+inline constexpr int near_set_capacity = 32;
+
+/// What the segments query keeps of a box between queries
+/// (docs/algorithms.md#collision): a rectangle of cells of its env's grid
+/// (as built at `stamp`), every segment listed there once (padded with far
+/// segments to a multiple of 8), and the parity bits that give any point of
+/// the rectangle its ray-crossing parities from these segments alone. A
+/// later query of a box whose corners lie in the rectangle and whose nearest
+/// segment's reach stays inside it reads only this.
+struct NearSet {
+  std::uint32_t stamp = 0;                             ///< the grid's stamp it was taken from (0: none)
+  std::int16_t x0 = 0, x1 = -1, y0 = 0, y1 = -1;       ///< the cells (inclusive)
+  std::uint8_t n = 0;                                  ///< segments
+  std::uint8_t bits = 0;                               ///< bit b: the parity bit of border b
+  float ax[near_set_capacity], ay[near_set_capacity];  ///< segment starts
+  float cx[near_set_capacity], cy[near_set_capacity];  ///< segment ends
+  std::uint16_t ref[near_set_capacity];                ///< segments (grid_ref)
+  float ox[near_set_capacity], oy[near_set_capacity];  ///< the centerline point of each segment's index
+};
+
+/// The NearSets of a checker's boxes ([E*B]; every stamp 0 when allocated).
+template <class Space>
+struct NearSets {
+  DView<NearSet, Space> sets;
+};
+
 /// The segments backend: one thread per box, reading the border grid `grid`
-/// of `track` (built since the track last changed).
+/// of `track` (built since the track last changed) and keeping each box's
+/// NearSet in `near` ([E*B]).
 template <class Space>
 void query_segments(const LaunchContext<Space>& ctx, const Track<typename Space::memory_space>& track,
-                    const BorderGrid<Space>& grid, const DView<Vec3f, Space>& position,
-                    const DView<Quatf, Space>& orientation, const DView<Vec2f, Space>& half_extents,
-                    const BoxContact<Space>& out, int boxes);
+                    const BorderGrid<Space>& grid, const DView<NearSet, Space>& near,
+                    const DView<Vec3f, Space>& position, const DView<Quatf, Space>& orientation,
+                    const DView<Vec2f, Space>& half_extents, const BoxContact<Space>& out, int boxes);
 
 /// Bakes the signed distance field of the envs with mask[e] != 0 (all without
 /// a mask) from their border grids `grid` (built since the track last
@@ -36,8 +64,8 @@ void bake_sdf(const LaunchContext<Space>& ctx, const Track<typename Space::memor
 
 /// The sdf backend: one thread per box.
 template <class Space>
-void query_sdf(const LaunchContext<Space>& ctx, const SignedDistanceField<Space>& sdf, const DView<Vec3f, Space>& position,
-               const DView<Quatf, Space>& orientation, const DView<Vec2f, Space>& half_extents,
-               const BoxContact<Space>& out, int boxes);
+void query_sdf(const LaunchContext<Space>& ctx, const SignedDistanceField<Space>& sdf,
+               const DView<Vec3f, Space>& position, const DView<Quatf, Space>& orientation,
+               const DView<Vec2f, Space>& half_extents, const BoxContact<Space>& out, int boxes);
 
 }  // namespace trackgen::detail
