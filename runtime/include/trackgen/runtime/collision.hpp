@@ -23,7 +23,9 @@
 //    geometry (NaN, boundary -1). The query reads a border grid per env
 //    (docs/algorithms.md#border-grid), built at construction: its cost per box
 //    does not grow with the track's point count, and its contacts are those of
-//    reading every segment. After the Track changes, bake() rebuilds the grid
+//    reading every segment. Each box keeps what its last query read (its near
+//    set, 848 bytes): a box that moved little since reads only that. After the
+//    Track changes, bake() rebuilds the grid and makes those sets stale
 //    (Course does it on every generation).
 //  - sdf (approximate, a baked grid per env; see grid.hpp and
 //    SignedDistanceField): the field is bilinearly sampled at the box centre and
