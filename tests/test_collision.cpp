@@ -453,14 +453,29 @@ TEMPLATE_TEST_CASE("CollisionChecker segments: boxes queried again read what the
   TrackGenerator<Space> gen(cfg, SeedState<Space>(cfg.num_envs, 9));
   const auto& track = gen.generate();
   const auto first = track.to_host();
-  // Car-size boxes on and beside the centerline of the first tracks, turned along it.
+  // Car-size boxes on and beside the centerline of the first tracks, turned
+  // along it; the last 8 of each env against an outer border segment, turned
+  // along it, their near side 0 to 1e-3 inside it (1e-5 outside): at and
+  // around the 2 tol below which a set does not decide a box's parities.
   constexpr int kBoxes = 64;
+  constexpr float gaps[8] = {0.0f, 1e-7f, 1e-6f, 1e-5f, 5e-5f, 1e-4f, 1e-3f, -1e-5f};
   tt::Lcg rng{31u};
   std::vector<BoxCase> cases;
   for (int e = 0; e < cfg.num_envs; ++e) {
     for (int b = 0; b < kBoxes; ++b) {
       const std::size_t i = std::size_t(e) * cfg.N_max + std::size_t(b) * std::size_t(first.count(e)) / kBoxes;
       const Vec3f c = first.center(i), t = first.tangent(i);
+      if (b >= kBoxes - 8) {
+        const std::size_t next = std::size_t(e) * cfg.N_max + (i - std::size_t(e) * cfg.N_max + 1) % first.count(e);
+        const Vec3f a = first.outer(i), d = first.outer(next) - a;
+        Vec2f inward = geom::safe_norm2(Vec2f{-d.y, d.x});
+        if (dot(inward, Vec2f{c.x - a.x, c.y - a.y}) < 0.0f) inward = -inward;
+        const float off = 0.02f + gaps[b - (kBoxes - 8)];
+        cases.push_back({{a.x + 0.5f * d.x + inward.x * off, a.y + 0.5f * d.y + inward.y * off, 0},
+                         std::atan2(d.y, d.x),
+                         {0.01f, 0.02f}});
+        continue;
+      }
       const float off = cfg.half_width * (-0.6f + 1.2f * rng.uniformf());
       cases.push_back({{c.x - t.y * off, c.y + t.x * off, 0}, std::atan2(t.y, t.x), {0.04f, 0.02f}});
     }
