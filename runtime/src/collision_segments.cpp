@@ -460,10 +460,10 @@ struct QuerySegments {
   /// (docs/algorithms.md#collision): kept from the env's current grid, every
   /// corner in its cells, the cells covering what walk_cells would read for
   /// the nearest of its segments (near_pass' test), that nearest more than 2
-  /// tol away (so no segment comes near a corner: each corner's ray-crossing
-  /// parities, as a plain count evaluates them, equal corner 0's), and corner
-  /// 0 inside the band (its parities: the set's bits xor the terms of its
-  /// segments). false (nothing written) otherwise.
+  /// tol away (so no segment cuts the box or comes near a corner: each
+  /// corner's ray-crossing parities, as a plain count evaluates them, equal
+  /// corner 0's), and corner 0 inside the band (its parities: the set's bits
+  /// xor the terms of its segments). false (nothing written) otherwise.
   KOKKOS_FUNCTION bool from_near_set(int b, const GridHeader& g, const BoxShape& s) const {
     const NearSet& k = near(b);
     if (k.stamp != g.stamp) return false;
