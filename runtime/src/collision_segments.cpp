@@ -156,12 +156,12 @@ KOKKOS_INLINE_FUNCTION int padded(int n) { return (n + lane_width - 1) / lane_wi
 /// Listed segments a round of the near pass reads at most (the lists of 3 x 3
 /// cells; after the first round a segment once per cell listing it).
 inline constexpr int near_capacity = 128;
+static_assert(near_capacity % lane_width == 0 && near_set_capacity % lane_width == 0, "whole blocks of lanes");
 
 /// The segments of a round of the near pass side by side.
 struct NearSegments {
-  float ax[near_capacity + lane_width], ay[near_capacity + lane_width];
-  float cx[near_capacity + lane_width], cy[near_capacity + lane_width];
-  std::uint16_t ref[near_capacity + lane_width];
+  float ax[near_capacity], ay[near_capacity], cx[near_capacity], cy[near_capacity];
+  std::uint16_t ref[near_capacity];
   int n = 0;
 };
 
@@ -187,8 +187,8 @@ KOKKOS_INLINE_FUNCTION Lanes lanes(const NearSet& v) { return {v.ax, v.ay, v.cx,
 /// What measure() gives for each lane (candidates(), less the corners'
 /// distances; a candidate of 3e38 or more, or NaN, is none).
 struct Measures {
-  float d2[near_capacity + lane_width], qx[near_capacity + lane_width], qy[near_capacity + lane_width];
-  int may_cut[near_capacity + lane_width];
+  float d2[near_capacity], qx[near_capacity], qy[near_capacity];
+  int may_cut[near_capacity];
 };
 
 /// candidates() of every lane of v, lane_width at a time (a loop a compiler
