@@ -139,7 +139,7 @@ struct BuildBorderGrid {
         while (top < g.gy - 1 && cell_y0(g, top + 2) + g.delta < sb.lo.y) ++top;
         while (top >= 0 && !(cell_y0(g, top + 1) + g.delta < sb.lo.y)) --top;
         if (top < 0) continue;
-        for (int cx = first_column_reaching(g, sb.lo.x); cx < g.gx && cell_x0(g, cx + 1) + g.delta < sb.hi.x; ++cx) {
+        for (int cx = first_column_reaching(g, sb.lo.x); cx < g.gx && parity_x(g, cx) < sb.hi.x; ++cx) {
           cells[top * g.gx + cx] ^= static_cast<std::uint32_t>(1 << b);
         }
       }

@@ -311,7 +311,7 @@ struct QuerySegments {
         odd[0][j] = (word & 1u) != 0;
         odd[1][j] = (word & 2u) != 0;
       }
-      const float x_star = cell_x0(g, cell[k] % g.gx + 1) + g.delta;
+      const float x_star = parity_x(g, cell[k] % g.gx);
       for (std::uint32_t t = word >> 2; t < end; ++t) {
         const int b = ref_border(refs[t]), i = ref_index(refs[t]);
         const Vec2f a = geom::xy(borders[b][i]), c = geom::xy(borders[b][i + 1 < m ? i + 1 : 0]);
@@ -450,7 +450,7 @@ struct QuerySegments {
     }
     k.n = static_cast<std::uint8_t>(v.n);
     const int odd0 = (odd[0][0] ? 1 : 0) | (odd[1][0] ? 2 : 0);
-    k.bits = static_cast<std::uint8_t>(odd0 ^ parity_terms(s.corner[0], lanes(k), cell_x0(g, rect.x1 + 1) + g.delta));
+    k.bits = static_cast<std::uint8_t>(odd0 ^ parity_terms(s.corner[0], lanes(k), parity_x(g, rect.x1)));
     k.x0 = static_cast<std::int16_t>(rect.x0), k.x1 = static_cast<std::int16_t>(rect.x1);
     k.y0 = static_cast<std::int16_t>(rect.y0), k.y1 = static_cast<std::int16_t>(rect.y1);
     k.stamp = g.stamp;
@@ -477,7 +477,7 @@ struct QuerySegments {
     if (!(r.best2 > 4.0f * s.tol * s.tol && r.best2 < 1e38f)) return false;
     if (!rect.contains(covering(g, s.extent, walk_reach(g, r.best2, s.tol)))) return false;
     // Inside the band: even for the inner border, odd for the outer.
-    if ((k.bits ^ parity_terms(s.corner[0], lanes(k), cell_x0(g, rect.x1 + 1) + g.delta)) != 2) return false;
+    if ((k.bits ^ parity_terms(s.corner[0], lanes(k), parity_x(g, rect.x1))) != 2) return false;
     const bool none[2][4] = {};
     write(b, none, r, Vec2f{k.ox[lane], k.oy[lane]});
     return true;

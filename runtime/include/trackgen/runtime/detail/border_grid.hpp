@@ -94,6 +94,11 @@ KOKKOS_INLINE_FUNCTION float cell_x0(const GridHeader& g, int c) { return g.lo.x
 /// The lower y bound of cell row c.
 KOKKOS_INLINE_FUNCTION float cell_y0(const GridHeader& g, int c) { return g.lo.y + static_cast<float>(c) * g.h; }
 
+/// The line x* = x0(cx + 1) + delta of the parity rule for the cells of
+/// column cx (or a rectangle of cells whose right column is cx): the widened
+/// right edge of the column.
+KOKKOS_INLINE_FUNCTION float parity_x(const GridHeader& g, int cx) { return cell_x0(g, cx + 1) + g.delta; }
+
 /// The widened region of a rectangle of cells [x0, x1] x [y0, y1] (inclusive
 /// cell indices).
 KOKKOS_INLINE_FUNCTION ChunkBox widened(const GridHeader& g, int x0, int x1, int y0, int y1) {
