@@ -148,7 +148,7 @@ KOKKOS_INLINE_FUNCTION void visit(const BoxShape& s, int border, int i, Vec2f a,
 }
 
 /// Lanes the vectorized loops take at once: their segment counts are padded
-/// to a multiple with far segments (pad_lanes()).
+/// to a multiple with far segments (NearSegments::pad()).
 inline constexpr int lane_width = 8;
 
 KOKKOS_INLINE_FUNCTION int padded(int n) { return (n + lane_width - 1) / lane_width * lane_width; }
@@ -163,13 +163,12 @@ struct NearSegments {
   float ax[near_capacity], ay[near_capacity], cx[near_capacity], cy[near_capacity];
   std::uint16_t ref[near_capacity];
   int n = 0;
+  /// Fills lanes [n, padded(n)) with a far, degenerate segment: no candidate
+  /// (its squared distances overflow), no cut test, no parity term.
+  KOKKOS_FUNCTION void pad() {
+    for (int k = n; k < padded(n); ++k) ax[k] = ay[k] = cx[k] = cy[k] = 3e37f, ref[k] = 0;
+  }
 };
-
-/// Fills lanes [n, padded(n)) with a far, degenerate segment: no candidate
-/// (its squared distances overflow), no cut test, no parity term.
-KOKKOS_INLINE_FUNCTION void pad_lanes(float* ax, float* ay, float* cx, float* cy, std::uint16_t* ref, int n) {
-  for (int k = n; k < padded(n); ++k) ax[k] = ay[k] = cx[k] = cy[k] = 3e37f, ref[k] = 0;
-}
 
 /// Segments side by side (those of a NearSegments or of a NearSet), n of
 /// them, padded.
@@ -418,7 +417,7 @@ struct QuerySegments {
           }
         }
       }
-      pad_lanes(v.ax, v.ay, v.cx, v.cy, v.ref, v.n);
+      v.pad();
       offer_all(s, lanes(v), near_r);
       done = now;
       if (!(near_r.best2 < 1e38f)) return 0;
