@@ -522,6 +522,66 @@ TEMPLATE_TEST_CASE("CollisionChecker segments: boxes queried again read what the
   CHECK(kept(1) > kBoxes / 2);
 }
 
+TEMPLATE_TEST_CASE("CollisionChecker segments: boxes walking across the band in small steps, every step a plain scan's",
+                   "[runtime][collision]", TRACKGEN_TEST_SPACES) {
+  using Space = TestType;
+  // Boxes that cross the band sideways from 1.6 half widths inside the inner
+  // border's side to 1.6 outside the outer one's in 64 steps (0.005 each),
+  // drifting along the track and turning a little every step: their sets
+  // are anchored, measured in part while they move little, and their corners
+  // cross the borders one step at a time, both ways (the second half of the
+  // boxes walks back).
+  TrackGenConfig cfg;
+  cfg.num_envs = 3;
+  TrackGenerator<Space> gen(cfg, SeedState<Space>(cfg.num_envs, 21));
+  const auto& track = gen.generate();
+  const auto h = track.to_host();
+  constexpr int kBoxes = 24, kSteps = 64;
+  tt::Lcg rng{5u};
+  struct Walk {
+    Vec2f from, side, along;
+    float yaw;
+    Vec2f half;
+  };
+  std::vector<Walk> walks;
+  for (int e = 0; e < cfg.num_envs; ++e) {
+    for (int b = 0; b < kBoxes; ++b) {
+      const std::size_t i = std::size_t(e) * cfg.N_max + std::size_t(b) * std::size_t(h.count(e)) / kBoxes;
+      const Vec3f c = h.center(i), t = h.tangent(i);
+      const float dir = b < kBoxes / 2 ? 1.0f : -1.0f;
+      const Vec2f side{-t.y * dir, t.x * dir};
+      const Vec2f half = b % 3 == 0 ? Vec2f{0.04f, 0.02f} : Vec2f{0.015f, 0.01f};
+      walks.push_back({Vec2f{c.x, c.y} - 1.6f * cfg.half_width * side, side, Vec2f{t.x, t.y}, std::atan2(t.y, t.x),
+                       half});
+    }
+  }
+  CollisionChecker<Space> checker(Space(), track, kBoxes);
+  int entered = 0, left = 0, anchored = 0;
+  std::vector<int> was(walks.size(), -1);
+  for (int step = 0; step <= kSteps; ++step) {
+    INFO("step " << step);
+    std::vector<BoxCase> cases;
+    for (const auto& w : walks) {
+      const float across = 3.2f * cfg.half_width * float(step) / kSteps, drift = 0.001f * float(step);
+      const Vec2f p = w.from + across * w.side + drift * w.along;
+      cases.push_back({{p.x, p.y, 0}, w.yaw + 0.3f * (rng.uniformf() - 0.5f) * 0.1f, w.half});
+    }
+    const TestBoxes<Space> in(cases);
+    const HostContact<Space> got(checker.query(in.position, in.orientation, in.half));
+    check_against_plain(h, cases, got, tt::to_vector(in.orientation), kBoxes);
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+      entered += was[k] == 1 && got.oob[k] == 0 ? 1 : 0;
+      left += was[k] == 0 && got.oob[k] == 1 ? 1 : 0;
+      was[k] = got.oob[k];
+    }
+    for (const auto& set : tt::to_vector(checker.near_sets().sets)) anchored += set.anchored;
+  }
+  // Every box entered the band and left it; sets were anchored throughout.
+  CHECK(entered >= static_cast<int>(walks.size()));
+  CHECK(left >= static_cast<int>(walks.size()));
+  CHECK(anchored > kSteps * static_cast<int>(walks.size()) / 4);
+}
+
 TEMPLATE_TEST_CASE("CollisionChecker segments: huge, tiny, infinite and NaN boxes give defined contacts",
                    "[runtime][collision]", TRACKGEN_TEST_SPACES) {
   using Space = TestType;

@@ -67,18 +67,18 @@ struct Nearest {
 
   /// Segment (border, i) = [a, c] with candidate squared distance d2 at
   /// point q (none unless d2 < 3e38: a candidate that far, or overflowing, is
-  /// no candidate).
-  KOKKOS_FUNCTION void offer(int b, int i, float d2, Vec2f q, Vec2f a, Vec2f c, float tol) {
-    if (!(d2 < 3e38f)) return;
-    if (d2 < best2 || (d2 == best2 && (b < border || (b == border && i < index)))) {
-      best2 = d2;
-      best_threshold = threshold(d2, tol);
-      border = b;
-      index = i;
-      point = q;
-      start = a;
-      end = c;
-    }
+  /// no candidate); whether it is the nearest now.
+  KOKKOS_FUNCTION bool offer(int b, int i, float d2, Vec2f q, Vec2f a, Vec2f c, float tol) {
+    if (!(d2 < 3e38f)) return false;
+    if (!(d2 < best2 || (d2 == best2 && (b < border || (b == border && i < index))))) return false;
+    best2 = d2;
+    best_threshold = threshold(d2, tol);
+    border = b;
+    index = i;
+    point = q;
+    start = a;
+    end = c;
+    return true;
   }
 };
 
@@ -96,6 +96,15 @@ struct Candidates {
   Vec2f point;
   bool may_cut;
 };
+
+/// The distance from vertex a to the solid box (geom::point_box_distance's
+/// operations).
+KOKKOS_INLINE_FUNCTION float vertex_distance(const geom::Box2& box, Vec2f a) {
+  const float dx = a.x - box.center.x, dy = a.y - box.center.y;
+  const float fx = kmath::max(kmath::fabs(dx * box.ux.x + dy * box.ux.y) - box.half.x, 0.0f);
+  const float fy = kmath::max(kmath::fabs(dx * box.uy.x + dy * box.uy.y) - box.half.y, 0.0f);
+  return kmath::sqrt(fx * fx + fy * fy);
+}
 
 KOKKOS_INLINE_FUNCTION Candidates candidates(const BoxShape& s, Vec2f a, Vec2f c) {
   Candidates k;
@@ -115,11 +124,7 @@ KOKKOS_INLINE_FUNCTION Candidates candidates(const BoxShape& s, Vec2f a, Vec2f c
     bx = nearer ? qx : bx;
     by = nearer ? qy : by;
   }
-  const geom::Box2& box = s.box;
-  const float dx = a.x - box.center.x, dy = a.y - box.center.y;
-  const float fx = kmath::max(kmath::fabs(dx * box.ux.x + dy * box.ux.y) - box.half.x, 0.0f);
-  const float fy = kmath::max(kmath::fabs(dx * box.uy.x + dy * box.uy.y) - box.half.y, 0.0f);
-  const float dv = kmath::sqrt(fx * fx + fy * fy);
+  const float dv = vertex_distance(s.box, a);
   const bool vertex = dv * dv < best;
   k.d2 = vertex ? dv * dv : best;
   k.point = Vec2f{vertex ? a.x : bx, vertex ? a.y : by};
@@ -190,10 +195,11 @@ struct Measures {
   int may_cut[near_capacity];
 };
 
-/// candidates() of every lane of v, lane_width at a time (a loop a compiler
-/// vectorizes; per instruction-set level on a host).
-TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void measure(const BoxShape& s, const Lanes& v, Measures& out) {
-  for (int k0 = 0; k0 < padded(v.n); k0 += lane_width) {
+/// candidates() of the lanes of v from lane `from` (a multiple of
+/// lane_width), lane_width at a time (a loop a compiler vectorizes; per
+/// instruction-set level on a host).
+TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void measure(const BoxShape& s, const Lanes& v, Measures& out, int from) {
+  for (int k0 = from; k0 < padded(v.n); k0 += lane_width) {
     for (int k = k0; k < k0 + lane_width; ++k) {
       const Candidates c = candidates(s, v.a(k), v.c(k));
       out.d2[k] = c.d2;
@@ -204,36 +210,38 @@ TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void measure(const BoxShape& s, cons
   }
 }
 
-/// The lane of the least (candidate, segment) of v, or -1 when no lane has a
-/// candidate: the least candidate, then the least segment (border, index:
-/// its grid_ref) among the lanes giving it (minima over lanes, vectorized).
-TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION int least(const Lanes& v, const Measures& m) {
+/// The lane of the least (candidate, segment) of the lanes of v from lane
+/// `from`, or -1 when none has a candidate: the least candidate, then the
+/// least segment (border, index: its grid_ref) among the lanes giving it
+/// (minima over lanes, vectorized).
+TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION int least(const Lanes& v, const Measures& m, int from) {
   float best = 3e38f;
-  for (int k = 0; k < padded(v.n); ++k) best = m.d2[k] < best ? m.d2[k] : best;
+  for (int k = from; k < padded(v.n); ++k) best = m.d2[k] < best ? m.d2[k] : best;
   if (!(best < 3e38f)) return -1;
   int ref = 0x10000;
-  for (int k = 0; k < padded(v.n); ++k) ref = m.d2[k] == best && v.ref[k] < ref ? v.ref[k] : ref;
-  int k = 0;
+  for (int k = from; k < padded(v.n); ++k) ref = m.d2[k] == best && v.ref[k] < ref ? v.ref[k] : ref;
+  int k = from;
   while (!(m.d2[k] == best && v.ref[k] == ref)) ++k;
   return k;
 }
 
-/// Every segment of v measured and offered to r, as visit() one by one
-/// would (less the corners' distances): the cut tests, then the least
-/// (distance, border, index) offered; its lane (-1: none).
-KOKKOS_INLINE_FUNCTION int offer_all(const BoxShape& s, const Lanes& v, Nearest& r) {
-  Measures m;
-  measure(s, v, m);
-  for (int k = 0; k < v.n; ++k) {
+/// Every segment of v from lane `from` (a multiple of lane_width) measured
+/// (into m) and offered to r, as visit() one by one would (less the corners'
+/// distances): the cut tests, then the least (distance, border, index)
+/// offered; its lane when r took it, else -1.
+KOKKOS_INLINE_FUNCTION int offer_all(const BoxShape& s, const Lanes& v, Nearest& r, Measures& m, int from = 0) {
+  measure(s, v, m, from);
+  for (int k = from; k < v.n; ++k) {
     if (m.may_cut[k] == 0) continue;
     Vec2f q{m.qx[k], m.qy[k]};
     if (cuts(s, v.a(k), v.c(k), true, m.d2[k], q)) r.cut = true;
     m.qx[k] = q.x, m.qy[k] = q.y;
   }
-  const int k = least(v, m);
-  if (k >= 0)
-    r.offer(ref_border(v.ref[k]), ref_index(v.ref[k]), m.d2[k], Vec2f{m.qx[k], m.qy[k]}, v.a(k), v.c(k), s.tol);
-  return k;
+  const int k = least(v, m, from);
+  return k >= 0 && r.offer(ref_border(v.ref[k]), ref_index(v.ref[k]), m.d2[k], Vec2f{m.qx[k], m.qy[k]}, v.a(k),
+                           v.c(k), s.tol)
+             ? k
+             : -1;
 }
 
 /// The parity terms (parity_term with x*) of the segments of v for point p,
@@ -245,6 +253,28 @@ TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION int parity_terms(Vec2f p, const Lane
       t ^= (parity_term(p, v.a(k), v.c(k), x_star) ? 1 : 0) << (v.ref[k] >> 15);
   }
   return t;
+}
+
+/// Per lane of v, a lower bound of the exact distance between its segment
+/// and the solid box, from its measured candidate m.d2 (no cut): the least of
+/// that and its end vertex's distance to the box, less tol (the rounding of
+/// a distance); 0 when that is not positive or NaN (a loop a compiler
+/// vectorizes).
+TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void lower_bounds(const BoxShape& s, const Lanes& v, const Measures& m,
+                                                               float* lo) {
+  for (int k0 = 0; k0 < padded(v.n); k0 += lane_width) {
+    for (int k = k0; k < k0 + lane_width; ++k) {
+      const float d = kmath::min(kmath::sqrt(m.d2[k]), vertex_distance(s.box, v.c(k))) - s.tol;
+      lo[k] = d > 0.0f ? d : 0.0f;
+    }
+  }
+}
+
+/// Swaps a[i] and a[j].
+template <class T>
+KOKKOS_INLINE_FUNCTION void swap_at(T* a, int i, int j) {
+  const T t = a[i];
+  a[i] = a[j], a[j] = t;
 }
 
 /// What the distance pass needs besides the box: which corners lie outside
@@ -418,7 +448,8 @@ struct QuerySegments {
         }
       }
       v.pad();
-      offer_all(s, lanes(v), near_r);
+      Measures m;
+      offer_all(s, lanes(v), near_r, m);
       done = now;
       if (!(near_r.best2 < 1e38f)) return 0;
       const CellRect want = covering(g, s.extent, walk_reach(g, near_r.best2, s.tol));
@@ -452,7 +483,36 @@ struct QuerySegments {
     k.bits = static_cast<std::uint8_t>(odd0 ^ parity_terms(s.corner[0], lanes(k), parity_x(g, rect.x1)));
     k.x0 = static_cast<std::int16_t>(rect.x0), k.x1 = static_cast<std::int16_t>(rect.x1);
     k.y0 = static_cast<std::int16_t>(rect.y0), k.y1 = static_cast<std::int16_t>(rect.y1);
+    k.anchored = 0;
     k.stamp = g.stamp;
+  }
+
+  /// Anchors set k at box s, whose query measured every segment of the set
+  /// (m) and found none within 2 tol: per segment a lower bound of its exact
+  /// distance to the solid box (lower_bounds), the lane_width segments of
+  /// least bound moved into the first block, the least bound of that block
+  /// and of the others, and the corners.
+  KOKKOS_FUNCTION static void anchor(NearSet& k, const BoxShape& s, const Measures& m) {
+    const int n = k.n;
+    lower_bounds(s, lanes(k), m, k.lo);
+    for (int t = lane_width; t < n; ++t) {  // a segment below the first block's largest bound takes its lane
+      int top = 0;
+      for (int i = 1; i < lane_width; ++i) top = k.lo[i] > k.lo[top] ? i : top;
+      if (k.lo[t] < k.lo[top]) swap_lanes(k, top, t);
+    }
+    k.first_lo = k.rest_lo = 3e38f;
+    for (int t = 0; t < n; ++t) {
+      float& least = t < lane_width ? k.first_lo : k.rest_lo;
+      least = kmath::min(least, k.lo[t]);
+    }
+    for (int j = 0; j < 4; ++j) k.rx[j] = s.corner[j].x, k.ry[j] = s.corner[j].y;
+    k.anchored = 1;
+  }
+
+  /// Swaps lanes i and j of set k.
+  KOKKOS_FUNCTION static void swap_lanes(NearSet& k, int i, int j) {
+    swap_at(k.lo, i, j), swap_at(k.ax, i, j), swap_at(k.ay, i, j), swap_at(k.cx, i, j), swap_at(k.cy, i, j);
+    swap_at(k.ref, i, j), swap_at(k.ox, i, j), swap_at(k.oy, i, j);
   }
 
   /// Box b's contact from its NearSet, when the set decides it
@@ -461,24 +521,57 @@ struct QuerySegments {
   /// the nearest of its segments (near_pass' test), that nearest more than 2
   /// tol away (so no segment cuts the box or comes near a corner: each
   /// corner's ray-crossing parities, as a plain count evaluates them, equal
-  /// corner 0's), and corner 0 inside the band (its parities: the set's bits
-  /// xor the terms of its segments). false (nothing written) otherwise.
+  /// corner 0's), and corner 0 inside the band. false (nothing written)
+  /// otherwise. An anchored set bounds how far every point of the box moved
+  /// since its anchor (`moved`: the farthest corner's move, plus rounding),
+  /// so each segment's exact distance to the box now is at least its lo less
+  /// that: the first block (the segments of least lo at the anchor) is
+  /// measured, and the rest only when their least lo less `moved` does not
+  /// show that none of them can reach the nearest so far (cannot_improve,
+  /// the walk's test); and corner 0 stayed inside the band when no segment
+  /// came within `moved` of the anchored box (its path crossed no border),
+  /// else its parities are the set's bits xor the terms of its segments. A
+  /// query that measured every segment anchors the set anew, unless the set
+  /// is one block.
   KOKKOS_FUNCTION bool from_near_set(int b, const GridHeader& g, const BoxShape& s) const {
-    const NearSet& k = near(b);
+    NearSet& k = near(b);
     if (k.stamp != g.stamp) return false;
     const CellRect rect{k.x0, k.x1, k.y0, k.y1};
     for (int j = 0; j < 4; ++j) {
       const int cx = cell_column(g, s.corner[j].x), cy = cell_row(g, s.corner[j].y);
       if (cx < rect.x0 || cx > rect.x1 || cy < rect.y0 || cy > rect.y1) return false;
     }
+    const int n = k.n;
+    float moved = 3e38f;
+    if (k.anchored != 0) {
+      float d2 = 0.0f;
+      for (int j = 0; j < 4; ++j) {
+        const float dx = s.corner[j].x - k.rx[j], dy = s.corner[j].y - k.ry[j];
+        d2 = kmath::max(d2, dx * dx + dy * dy);
+      }
+      moved = kmath::sqrt(d2) * (1.0f + 1e-5f) + s.tol;
+    }
+    Lanes v = lanes(k);
+    Measures m;
     Nearest r;
-    const int lane = offer_all(s, lanes(k), r);
+    v.n = k.anchored != 0 ? kmath::min(lane_width, n) : n;
+    int lane = offer_all(s, v, r, m);
+    if (v.n < n) {
+      const float gap = k.rest_lo - moved;
+      if (!(gap > 0.0f && cannot_improve(gap * gap, r.best2, s.tol))) {
+        v.n = n;
+        const int took = offer_all(s, v, r, m, lane_width);
+        lane = took >= 0 ? took : lane;
+      }
+    }
     if (!(r.best2 > 4.0f * s.tol * s.tol && r.best2 < 1e38f)) return false;
     if (!rect.contains(covering(g, s.extent, walk_reach(g, r.best2, s.tol)))) return false;
     // Inside the band: even for the inner border, odd for the outer.
-    if ((k.bits ^ parity_terms(s.corner[0], lanes(k), parity_x(g, rect.x1))) != 2) return false;
+    const bool stayed = k.anchored != 0 && moved < kmath::min(k.first_lo, k.rest_lo);
+    if (!stayed && (k.bits ^ parity_terms(s.corner[0], lanes(k), parity_x(g, rect.x1))) != 2) return false;
     const bool none[2][4] = {};
     write(b, none, r, Vec2f{k.ox[lane], k.oy[lane]});
+    if (v.n == n && (k.anchored == 0 || n > lane_width)) anchor(k, s, m);
     return true;
   }
 

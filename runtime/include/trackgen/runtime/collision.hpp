@@ -24,7 +24,7 @@
 //    (docs/algorithms.md#border-grid), built at construction: its cost per box
 //    does not grow with the track's point count, and its contacts are those of
 //    reading every segment. Each box keeps what its last query read (its near
-//    set, 848 bytes): a box that moved little since reads only that. After the
+//    set, 1016 bytes): a box that moved little since reads only that. After the
 //    Track changes, bake() rebuilds the grid and makes those sets stale
 //    (Course does it on every generation).
 //  - sdf (approximate, a baked grid per env; see grid.hpp and
@@ -124,7 +124,7 @@ class CollisionChecker {
 
   /// Bytes a checker of `num_envs` envs of tracks of `n_max` points allocates:
   /// contacts, border grids, for the segments backend what it keeps of each
-  /// box between queries (848 bytes a box), and for the sdf backend the field.
+  /// box between queries (1016 bytes a box), and for the sdf backend the field.
   static std::size_t estimate_bytes(int num_envs, int n_max, int max_boxes, CollisionMethod method,
                                     const GridOptions& grid = {});
 

@@ -27,16 +27,24 @@ inline constexpr int near_set_capacity = 32;
 /// segments to a multiple of 8), and the parity bits that give any point of
 /// the rectangle its ray-crossing parities from these segments alone. A
 /// later query of a box whose corners lie in the rectangle and whose nearest
-/// segment's reach stays inside it reads only this.
+/// segment's reach stays inside it reads only this. Once a query has measured
+/// every segment of the set and decided the box, the set is anchored: the
+/// box's corners then and, per segment, a lower bound of its exact distance
+/// to that box, the 8 segments of least bound first; a later query measures
+/// the others only when the box's motion since could bring one nearest.
 struct NearSet {
   std::uint32_t stamp = 0;                             ///< the grid's stamp it was taken from (0: none)
   std::int16_t x0 = 0, x1 = -1, y0 = 0, y1 = -1;       ///< the cells (inclusive)
   std::uint8_t n = 0;                                  ///< segments
   std::uint8_t bits = 0;                               ///< bit b: the parity bit of border b
+  std::uint8_t anchored = 0;                           ///< 1: rx, ry, lo, first_lo and rest_lo hold
+  float rx[4], ry[4];                                  ///< the corners of the box at the anchor
+  float first_lo = 0.0f, rest_lo = 0.0f;               ///< the least lo of segments 0-7 and of the others
   float ax[near_set_capacity], ay[near_set_capacity];  ///< segment starts
   float cx[near_set_capacity], cy[near_set_capacity];  ///< segment ends
   std::uint16_t ref[near_set_capacity];                ///< segments (grid_ref)
   float ox[near_set_capacity], oy[near_set_capacity];  ///< the centerline point of each segment's index
+  float lo[near_set_capacity];                         ///< a lower bound of each segment's exact distance to it
 };
 
 /// The NearSets of a checker's boxes ([E*B]; every stamp 0 when allocated).
