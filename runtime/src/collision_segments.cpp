@@ -507,6 +507,7 @@ struct QuerySegments {
     }
     for (int j = 0; j < 4; ++j) k.rx[j] = s.corner[j].x, k.ry[j] = s.corner[j].y;
     k.anchored = 1;
+    k.age = 0;
   }
 
   /// Swaps lanes i and j of set k.
@@ -554,7 +555,8 @@ struct QuerySegments {
     Lanes v = lanes(k);
     Measures m;
     Nearest r;
-    v.n = k.anchored != 0 ? kmath::min(lane_width, n) : n;
+    // The first block alone when the rest's bounds lie beyond it by more than twice the motion.
+    v.n = k.anchored != 0 && n > lane_width && k.rest_lo - k.first_lo > 2.0f * moved ? lane_width : n;
     int lane = offer_all(s, v, r, m);
     if (v.n < n) {
       const float gap = k.rest_lo - moved;
@@ -571,7 +573,14 @@ struct QuerySegments {
     if (!stayed && (k.bits ^ parity_terms(s.corner[0], lanes(k), parity_x(g, rect.x1))) != 2) return false;
     const bool none[2][4] = {};
     write(b, none, r, Vec2f{k.ox[lane], k.oy[lane]});
-    if (v.n == n && (k.anchored == 0 || n > lane_width)) anchor(k, s, m);
+    // Anchoring again pays when the next query, moving as fast as the box did
+    // since the anchor, can leave the rest out.
+    const float pace = moved / static_cast<float>(k.age + 1);
+    if (v.n == n && (k.anchored == 0 || (n > lane_width && 2.0f * pace < k.rest_lo - k.first_lo))) {
+      anchor(k, s, m);
+    } else if (k.age < 255) {
+      ++k.age;
+    }
     return true;
   }
 

@@ -38,6 +38,7 @@ struct NearSet {
   std::uint8_t n = 0;                                  ///< segments
   std::uint8_t bits = 0;                               ///< bit b: the parity bit of border b
   std::uint8_t anchored = 0;                           ///< 1: rx, ry, lo, first_lo and rest_lo hold
+  std::uint8_t age = 0;                                ///< queries decided since the anchor (at most 255)
   float rx[4], ry[4];                                  ///< the corners of the box at the anchor
   float first_lo = 0.0f, rest_lo = 0.0f;               ///< the least lo of segments 0-7 and of the others
   float ax[near_set_capacity], ay[near_set_capacity];  ///< segment starts
