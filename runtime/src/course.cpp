@@ -442,7 +442,7 @@ std::size_t estimate_course_memory(const CourseConfig& config) {
   // the ProgressTracker (its [E] state and events, the near index).
   std::size_t b = gates ? estimate_gate_memory<Space>(config.gate_gen) : estimate_memory<Space>(config.gen);
   b += 2 * E * i32 + i32 + E * i32;
-  b += E * (v3 + 10 * i32 + f32) + E * Progress::near_slots * (i32 + sizeof(typename Progress::NearPlane)) +
+  b += E * (v3 + 10 * i32 + f32) + E * Progress::near_slots * (i32 + f32 + sizeof(typename Progress::NearPlane)) +
        E * (v3 + f32 + i32);
   const std::size_t localizer = E * (i32 + 3 * f32 + i32);  // last segment, s, n, n_up, segment
   if (gates) {

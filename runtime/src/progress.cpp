@@ -46,23 +46,28 @@ struct UpdateProgress {
 
   /// The pass test of the next checkpoint g (its result in `c`) and the first
   /// checkpoint i != g (ascending) the motion p0 -> pos passes either way (-1 if
-  /// none): over the env's near index while both ends lie within its radius,
-  /// else over all n checkpoints (and the index is rebuilt around pos).
+  /// none): over the env's near index while both ends lie within its radius
+  /// (an indexed checkpoint only when an end does not lie strictly within its
+  /// reach: else it cannot be passed), else over all n checkpoints (and the
+  /// index is rebuilt around pos).
   KOKKOS_FUNCTION int tests(int e, std::size_t base, int n, int g, Vec3f p0, Vec3f pos, int& c) const {
     const Vec3f centre = near.center(e);
     const float r2 = near.radius(e) * near.radius(e);
     const Vec3f a = p0 - centre, b = pos - centre;
-    if (near.count(e) == n && dot(a, a) < r2 && dot(b, b) < r2) {
+    const float a2 = dot(a, a), b2 = dot(b, b);
+    if (near.count(e) == n && a2 < r2 && b2 < r2) {
       const std::size_t slots = static_cast<std::size_t>(e) * near_slots;
       const int m = kmath::min(n, near_slots);
       int found = -1;
       bool tested_g = false;
       for (int k = 0; k < m; ++k) {
         const int i = near.index(slots + k);
+        const float reach2 = near.reach(slots + k) * near.reach(slots + k);
+        const bool may_pass = !(a2 < reach2 && b2 < reach2);
         if (i == g) {
-          c = pass(base + i, near.plane(slots + k), p0, pos);
+          c = may_pass ? pass(base + i, near.plane(slots + k), p0, pos) : 0;
           tested_g = true;
-        } else if (found < 0 && pass(base + i, near.plane(slots + k), p0, pos) != 0) {
+        } else if (found < 0 && may_pass && pass(base + i, near.plane(slots + k), p0, pos) != 0) {
           found = i;
         }
       }
@@ -114,14 +119,16 @@ struct UpdateProgress {
     }
     for (int k = 1; k < m; ++k) {  // ascending indices: the first pass found is the scan's
       const int v = idx[k];
+      const float d = reach[k];
       int q = k;
-      for (; q > 0 && idx[q - 1] > v; --q) idx[q] = idx[q - 1];
-      idx[q] = v;
+      for (; q > 0 && idx[q - 1] > v; --q) idx[q] = idx[q - 1], reach[q] = reach[q - 1];
+      idx[q] = v, reach[q] = d;
     }
     const std::size_t slots = static_cast<std::size_t>(e) * near_slots;
     for (int k = 0; k < m; ++k) {
       const std::size_t s = base + idx[k];
       near.index(slots + k) = idx[k];
+      near.reach(slots + k) = reach[k];
       near.plane(slots + k) = {0.5f * (set.left(s) + set.right(s)), set.tangent(s), set.position(s)};
     }
     near.center(e) = c;
@@ -139,6 +146,7 @@ struct UpdateProgress {
     const std::size_t slots = static_cast<std::size_t>(f) * near_slots;
     detail::prefetch(&near.plane(slots), sizeof(NearPlane) * near_slots);
     detail::prefetch(&near.index(slots), sizeof(std::int32_t) * near_slots);
+    detail::prefetch(&near.reach(slots), sizeof(float) * near_slots);
   }
 
   KOKKOS_FUNCTION void operator()(const int e) const {
@@ -227,6 +235,7 @@ ProgressTracker<Space>::ProgressTracker(Space space, const CheckpointSet<Space>&
   events_.wrong_checkpoint = detail::runtime_view<std::int32_t>(s, "progress_wrong_checkpoint", E);
   events_.dist_to_next = detail::runtime_view<float>(s, "progress_dist_to_next", E);
   near_.index = detail::runtime_view<std::int32_t>(s, "progress_near_index", E * near_slots);
+  near_.reach = detail::runtime_view<float>(s, "progress_near_reach", E * near_slots);
   near_.plane = detail::runtime_view<NearPlane>(s, "progress_near_plane", E * near_slots);
   near_.center = detail::runtime_view<Vec3f>(s, "progress_near_center", E);
   near_.radius = detail::runtime_view<float>(s, "progress_near_radius", E);

@@ -20,8 +20,10 @@
 // geom::gate_reach, a lower bound on the distance to any crossing point the
 // pass test accepts) to the position where it was built, and as its radius
 // the least reach of the others. While both ends of the motion lie strictly
-// within the radius, only the indexed checkpoints can be passed, so only they
-// are tested (in ascending order: the same first one as a full scan); a motion
+// within the radius, only the indexed checkpoints can be passed, and of those
+// only the ones whose own reach a motion end does not lie strictly within, so
+// only they are tested (in ascending order: the same first one as a full
+// scan; an agent at rest where the index was built tests none); a motion
 // leaving it, or a change of count[e], rebuilds the index around the new
 // position in one loop over all n, which also tests for a pass the checkpoints
 // whose reach from the new position is within the motion's length (no other
@@ -78,6 +80,7 @@ class ProgressTracker {
   /// The near indices of all envs (internal state, see the file comment).
   struct NearIndex {
     IntView index;                   ///< [E*near_slots] checkpoint indices, ascending
+    DView<float, Space> reach;       ///< [E*near_slots] their gate_reach from center
     DView<NearPlane, Space> plane;   ///< [E*near_slots] their planes, slot by slot
     Vec3View center;                 ///< [E] where the index was built
     DView<float, Space> radius;      ///< [E] a motion strictly within it passes only indexed ones
