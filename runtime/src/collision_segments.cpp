@@ -215,11 +215,26 @@ TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void measure(const BoxShape& s, cons
 /// least segment (border, index: its grid_ref) among the lanes giving it
 /// (minima over lanes, vectorized).
 TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION int least(const Lanes& v, const Measures& m, int from) {
+  // Per lane of a block, then over the block's lanes: a float minimum is the
+  // same in any order, and loops without a carried dependence vectorize.
+  float low[lane_width];
+  for (int j = 0; j < lane_width; ++j) low[j] = 3e38f;
+  for (int k0 = from; k0 < padded(v.n); k0 += lane_width) {
+    for (int j = 0; j < lane_width; ++j) low[j] = m.d2[k0 + j] < low[j] ? m.d2[k0 + j] : low[j];
+  }
   float best = 3e38f;
-  for (int k = from; k < padded(v.n); ++k) best = m.d2[k] < best ? m.d2[k] : best;
+  for (int j = 0; j < lane_width; ++j) best = low[j] < best ? low[j] : best;
   if (!(best < 3e38f)) return -1;
+  int refs[lane_width];
+  for (int j = 0; j < lane_width; ++j) refs[j] = 0x10000;
+  for (int k0 = from; k0 < padded(v.n); k0 += lane_width) {
+    for (int j = 0; j < lane_width; ++j) {
+      const int ref = v.ref[k0 + j];
+      refs[j] = m.d2[k0 + j] == best && ref < refs[j] ? ref : refs[j];
+    }
+  }
   int ref = 0x10000;
-  for (int k = from; k < padded(v.n); ++k) ref = m.d2[k] == best && v.ref[k] < ref ? v.ref[k] : ref;
+  for (int j = 0; j < lane_width; ++j) ref = refs[j] < ref ? refs[j] : ref;
   int k = from;
   while (!(m.d2[k] == best && v.ref[k] == ref)) ++k;
   return k;
@@ -247,11 +262,12 @@ KOKKOS_INLINE_FUNCTION int offer_all(const BoxShape& s, const Lanes& v, Nearest&
 /// The parity terms (parity_term with x*) of the segments of v for point p,
 /// xor-ed per border: bit b for border b (a loop a compiler vectorizes).
 TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION int parity_terms(Vec2f p, const Lanes& v, float x_star) {
-  int t = 0;
+  int terms[near_capacity];  // per lane, then shifted to their borders and xor-ed: loops a compiler vectorizes
   for (int k0 = 0; k0 < padded(v.n); k0 += lane_width) {
-    for (int k = k0; k < k0 + lane_width; ++k)
-      t ^= (parity_term(p, v.a(k), v.c(k), x_star) ? 1 : 0) << (v.ref[k] >> 15);
+    for (int k = k0; k < k0 + lane_width; ++k) terms[k] = parity_term(p, v.a(k), v.c(k), x_star) ? 1 : 0;
   }
+  int t = 0;
+  for (int k = 0; k < padded(v.n); ++k) t ^= terms[k] << (v.ref[k] >> 15);
   return t;
 }
 

@@ -171,15 +171,18 @@ KOKKOS_INLINE_FUNCTION float point_gap2(Vec2f q, const ChunkBox& b) {
 /// x*, 1, xor, when it crosses the line x*, whether its endpoint right of x*
 /// lies above p. The parity of a point is the cell's bit xor these terms over
 /// the cell's segments of the border: it equals the count of every segment of
-/// the border crossing p's ray (docs/algorithms.md#border-grid). Written with
-/// selects (the crossing's x computed even when unused) so that a loop over
-/// segments vectorizes.
+/// the border crossing p's ray (docs/algorithms.md#border-grid). Written
+/// without branches or selects of loads (the crossing's x computed even when
+/// unused, the tests combined bitwise) so that a loop over segments
+/// vectorizes.
 KOKKOS_INLINE_FUNCTION bool parity_term(Vec2f p, Vec2f a, Vec2f b, float x_star) {
   const float xmin = kmath::min(a.x, b.x), xmax = kmath::max(a.x, b.x);
-  const bool straddles = (a.y > p.y) != (b.y > p.y);
+  const bool a_above = a.y > p.y, b_above = b.y > p.y, a_right = a.x > b.x;
   const float x_hit = a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y);  // geom::ray_crosses'
-  const bool own = straddles && ((p.x < x_hit) != (xmin > x_star));
-  const bool line = xmin <= x_star && x_star < xmax && (a.x > b.x ? a.y : b.y) > p.y;
+  const bool own = (a_above != b_above) & ((p.x < x_hit) != (xmin > x_star));
+  // The right end above p, from both ends' tests (bitwise, not a select of loads).
+  const bool right_above = (a_right & a_above) | (!a_right & b_above);
+  const bool line = (xmin <= x_star) & (x_star < xmax) & right_above;
   return own != line;
 }
 
