@@ -210,33 +210,31 @@ TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void measure(const BoxShape& s, cons
   }
 }
 
+/// Lane k's key for least(): the bits of its candidate (a square, never
+/// negative, so its bits order as it does; 3e38 or more, and NaN, above every
+/// candidate) above its segment (border, index: its grid_ref).
+KOKKOS_INLINE_FUNCTION std::int64_t least_key(const Lanes& v, const Measures& m, int k) {
+  std::uint32_t bits = 0;
+  memcpy(&bits, &m.d2[k], sizeof(bits));
+  return static_cast<std::int64_t>(bits) << 16 | v.ref[k];
+}
+
 /// The lane of the least (candidate, segment) of the lanes of v from lane
 /// `from`, or -1 when none has a candidate: the least candidate, then the
-/// least segment (border, index: its grid_ref) among the lanes giving it
-/// (minima over lanes, vectorized).
+/// least segment among the lanes giving it, the first such lane (an integer
+/// minimum over lanes of least_key, vectorized).
 TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION int least(const Lanes& v, const Measures& m, int from) {
-  // Per lane of a block, then over the block's lanes: a float minimum is the
-  // same in any order, and loops without a carried dependence vectorize.
-  float low[lane_width];
-  for (int j = 0; j < lane_width; ++j) low[j] = 3e38f;
-  for (int k0 = from; k0 < padded(v.n); k0 += lane_width) {
-    for (int j = 0; j < lane_width; ++j) low[j] = m.d2[k0 + j] < low[j] ? m.d2[k0 + j] : low[j];
+  std::int64_t low = INT64_MAX;
+  for (int k = from; k < padded(v.n); ++k) {
+    const std::int64_t key = least_key(v, m, k);
+    low = key < low ? key : low;
   }
-  float best = 3e38f;
-  for (int j = 0; j < lane_width; ++j) best = low[j] < best ? low[j] : best;
-  if (!(best < 3e38f)) return -1;
-  int refs[lane_width];
-  for (int j = 0; j < lane_width; ++j) refs[j] = 0x10000;
-  for (int k0 = from; k0 < padded(v.n); k0 += lane_width) {
-    for (int j = 0; j < lane_width; ++j) {
-      const int ref = v.ref[k0 + j];
-      refs[j] = m.d2[k0 + j] == best && ref < refs[j] ? ref : refs[j];
-    }
-  }
-  int ref = 0x10000;
-  for (int j = 0; j < lane_width; ++j) ref = refs[j] < ref ? refs[j] : ref;
+  constexpr float none = 3e38f;
+  std::uint32_t none_bits = 0;
+  memcpy(&none_bits, &none, sizeof(none_bits));
+  if ((low >> 16) >= static_cast<std::int64_t>(none_bits)) return -1;
   int k = from;
-  while (!(m.d2[k] == best && v.ref[k] == ref)) ++k;
+  while (least_key(v, m, k) != low) ++k;
   return k;
 }
 
