@@ -97,15 +97,6 @@ struct Candidates {
   bool may_cut;
 };
 
-/// The distance from vertex a to the solid box (geom::point_box_distance's
-/// operations).
-KOKKOS_INLINE_FUNCTION float vertex_distance(const geom::Box2& box, Vec2f a) {
-  const float dx = a.x - box.center.x, dy = a.y - box.center.y;
-  const float fx = kmath::max(kmath::fabs(dx * box.ux.x + dy * box.ux.y) - box.half.x, 0.0f);
-  const float fy = kmath::max(kmath::fabs(dx * box.uy.x + dy * box.uy.y) - box.half.y, 0.0f);
-  return kmath::sqrt(fx * fx + fy * fy);
-}
-
 KOKKOS_INLINE_FUNCTION Candidates candidates(const BoxShape& s, Vec2f a, Vec2f c) {
   Candidates k;
   const float abx = c.x - a.x, aby = c.y - a.y;
@@ -124,7 +115,7 @@ KOKKOS_INLINE_FUNCTION Candidates candidates(const BoxShape& s, Vec2f a, Vec2f c
     bx = nearer ? qx : bx;
     by = nearer ? qy : by;
   }
-  const float dv = vertex_distance(s.box, a);
+  const float dv = geom::point_box_distance(a, s.box);
   const bool vertex = dv * dv < best;
   k.d2 = vertex ? dv * dv : best;
   k.point = Vec2f{vertex ? a.x : bx, vertex ? a.y : by};
@@ -278,7 +269,7 @@ TRACKGEN_HOST_CLONES KOKKOS_INLINE_FUNCTION void lower_bounds(const BoxShape& s,
                                                                float* lo) {
   for (int k0 = 0; k0 < padded(v.n); k0 += lane_width) {
     for (int k = k0; k < k0 + lane_width; ++k) {
-      const float d = kmath::min(kmath::sqrt(m.d2[k]), vertex_distance(s.box, v.c(k))) - s.tol;
+      const float d = kmath::min(kmath::sqrt(m.d2[k]), geom::point_box_distance(v.c(k), s.box)) - s.tol;
       lo[k] = d > 0.0f ? d : 0.0f;
     }
   }
